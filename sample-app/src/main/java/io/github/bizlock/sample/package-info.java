@@ -1,0 +1,2 @@
+/** The bizlock sample application. */
+package io.github.bizlock.sample;
