@@ -1,0 +1,54 @@
+package io.github.bizlock;
+
+/**
+ * One acquisition of a distributed lock, released by {@link #unlock()} or {@link #close()}.
+ *
+ * <p>A handle belongs to the thread that acquired it: only that thread may unlock it. Acquiring the same lock again in
+ * that thread returns a new handle for the same hold (reentrancy); the database lock is released when every handle
+ * has been unlocked.
+ *
+ * <pre>{@code
+ * try (LockHandle lock = lockTemplate.acquire("order", orderId)) {
+ *     jdbc.update("UPDATE orders SET state = ?, fence = ? WHERE id = ? AND fence < ?",
+ *             state, lock.fencingToken(), orderId, lock.fencingToken());
+ * }
+ * }</pre>
+ */
+public interface LockHandle extends AutoCloseable {
+
+    /** The lock's name, e.g. {@code order}: the {@code biz_type} column. */
+    String name();
+
+    /** The lock's key within its name, e.g. an order id: the {@code biz_id} column. */
+    String key();
+
+    LockMode mode();
+
+    /**
+     * A number that strictly increases with every acquisition of this lock ({@code name}, {@code key}) by any
+     * process; unchanged by reentry and renewal. Store it with the data you protect and refuse writes that carry a
+     * smaller token, so a holder whose lease ran out (a long GC pause, a network stall) cannot overwrite the work of
+     * the next holder.
+     */
+    long fencingToken();
+
+    /**
+     * Whether this handle still holds the lock: it has not been unlocked and its lease has neither ended nor been
+     * taken over. Safe to call from any thread.
+     */
+    boolean isHeld();
+
+    /**
+     * Releases this hold.
+     *
+     * @throws IllegalMonitorStateException if this handle was already unlocked, or the calling thread is not the
+     *     one that acquired it; the lock stays held
+     * @throws LockLostException if the lease had been lost before this call: the work done under the lock may have
+     *     overlapped with another holder's
+     */
+    void unlock();
+
+    /** Same as {@link #unlock()}, for try-with-resources. */
+    @Override
+    void close();
+}

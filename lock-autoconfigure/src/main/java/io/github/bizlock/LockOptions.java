@@ -1,0 +1,89 @@
+package io.github.bizlock;
+
+import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How to take one lock: mode, how long to wait, how long the lease lasts. Anything not set falls back to the
+ * template's defaults ({@code bizlock.*} properties in Spring Boot).
+ *
+ * <pre>{@code
+ * LockOptions.defaults().waitTime(Duration.ofSeconds(3)).leaseTime(Duration.ofMinutes(1))
+ * }</pre>
+ */
+public final class LockOptions {
+
+    private static final LockOptions DEFAULTS = new LockOptions(null, null, null);
+
+    private final @Nullable LockMode mode;
+    private final @Nullable Duration waitTime;
+    private final @Nullable Duration leaseTime;
+
+    private LockOptions(@Nullable LockMode mode, @Nullable Duration waitTime, @Nullable Duration leaseTime) {
+        this.mode = mode;
+        this.waitTime = waitTime;
+        this.leaseTime = leaseTime;
+    }
+
+    /** No option set: every value comes from the template's defaults. */
+    public static LockOptions defaults() {
+        return DEFAULTS;
+    }
+
+    /** The same options with another lock mode. */
+    public LockOptions mode(LockMode mode) {
+        return new LockOptions(Objects.requireNonNull(mode, "mode"), waitTime, leaseTime);
+    }
+
+    /**
+     * The same options with another wait time: how long to wait for a lock that is held elsewhere. Zero means one
+     * attempt without waiting.
+     *
+     * @throws IllegalArgumentException if the duration is negative
+     */
+    public LockOptions waitTime(Duration waitTime) {
+        return new LockOptions(mode, requireNotNegative(waitTime, "waitTime"), leaseTime);
+    }
+
+    /**
+     * The same options with a fixed lease: the lock frees itself this long after it was acquired, and no watchdog
+     * renews it. Without a lease time the lock is renewed while its holder lives.
+     *
+     * @throws IllegalArgumentException if the duration is zero or negative
+     */
+    public LockOptions leaseTime(Duration leaseTime) {
+        Objects.requireNonNull(leaseTime, "leaseTime");
+        if (leaseTime.isZero() || leaseTime.isNegative()) {
+            throw new IllegalArgumentException("leaseTime must be positive, was " + leaseTime
+                    + "; leave it unset to have the watchdog renew the lease while the holder runs");
+        }
+        return new LockOptions(mode, waitTime, leaseTime);
+    }
+
+    public @Nullable LockMode mode() {
+        return mode;
+    }
+
+    public @Nullable Duration waitTime() {
+        return waitTime;
+    }
+
+    public @Nullable Duration leaseTime() {
+        return leaseTime;
+    }
+
+    static Duration requireNotNegative(Duration duration, String name) {
+        Objects.requireNonNull(duration, name);
+        if (duration.isNegative()) {
+            throw new IllegalArgumentException(name + " must not be negative, was " + duration
+                    + "; use Duration.ZERO for a single attempt without waiting");
+        }
+        return duration;
+    }
+
+    @Override
+    public String toString() {
+        return "LockOptions[mode=" + mode + ", waitTime=" + waitTime + ", leaseTime=" + leaseTime + "]";
+    }
+}

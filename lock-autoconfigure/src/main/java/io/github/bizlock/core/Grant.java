@@ -1,0 +1,23 @@
+package io.github.bizlock.core;
+
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A lock granted by the database to this process.
+ *
+ * @param key which lock
+ * @param owner the instance id written as owner
+ * @param fencingToken the token issued for this acquisition
+ * @param lease how long the database keeps the lock without renewal; for session-held modes, how long a heartbeat
+ *     may be missing
+ * @param sentNanos {@link System#nanoTime()} when the granting statement was sent: the lease is counted from here
+ * @param resource what the engine needs to renew or release it (a held connection), or {@code null}
+ */
+public record Grant(
+        LockKey key,
+        String owner,
+        long fencingToken,
+        Duration lease,
+        long sentNanos,
+        @Nullable Object resource) {}

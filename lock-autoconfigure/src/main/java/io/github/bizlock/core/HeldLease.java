@@ -1,0 +1,102 @@
+package io.github.bizlock.core;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A grant as this process holds it: until when it may count on it (by its own monotonic clock), when the watchdog
+ * renews it next, and whether it was lost.
+ */
+final class HeldLease {
+
+    // The local deadline ends this much before the database's, so a holder never believes in a lease that the database
+    // may already have ended: the statement ran after it was sent, but clocks drift and schedulers lag.
+    private static final Duration MAX_SAFETY_MARGIN = Duration.ofSeconds(1);
+
+    private final Grant grant;
+    private final LockEngine engine;
+    private final boolean renewedByWatchdog;
+    private final Thread holder;
+    private final long leaseNanos;
+    private final long marginNanos;
+    private volatile long expiresAtNanos;
+    private volatile long nextRenewalNanos;
+    private volatile boolean released;
+    private final AtomicReference<@Nullable String> lostReason = new AtomicReference<>();
+
+    HeldLease(Grant grant, LockEngine engine, boolean renewedByWatchdog, Thread holder) {
+        this.grant = grant;
+        this.engine = engine;
+        this.renewedByWatchdog = renewedByWatchdog;
+        this.holder = holder;
+        this.leaseNanos = grant.lease().toNanos();
+        this.marginNanos = Math.min(leaseNanos / 10, MAX_SAFETY_MARGIN.toNanos());
+        renewed(grant.sentNanos());
+    }
+
+    Grant grant() {
+        return grant;
+    }
+
+    LockEngine engine() {
+        return engine;
+    }
+
+    boolean renewedByWatchdog() {
+        return renewedByWatchdog;
+    }
+
+    Thread holder() {
+        return holder;
+    }
+
+    /** Interval between renewals: a third of the lease, so two renewals may fail before it ends. */
+    long renewalIntervalNanos() {
+        return leaseNanos / 3;
+    }
+
+    long nextRenewalNanos() {
+        return nextRenewalNanos;
+    }
+
+    void renewed(long sentNanos) {
+        this.expiresAtNanos = sentNanos + leaseNanos - marginNanos;
+        this.nextRenewalNanos = sentNanos + renewalIntervalNanos();
+    }
+
+    void retryRenewalAt(long nanos) {
+        this.nextRenewalNanos = nanos;
+    }
+
+    boolean hasExpired(long nowNanos) {
+        return nowNanos - expiresAtNanos >= 0;
+    }
+
+    /** Whether the lock is still ours: not released, not lost, lease not ended. */
+    boolean isValid() {
+        return !released && lostReason.get() == null && !hasExpired(System.nanoTime());
+    }
+
+    boolean isReleased() {
+        return released;
+    }
+
+    void markReleased() {
+        released = true;
+    }
+
+    /**
+     * Records the loss.
+     *
+     * @return whether this call recorded it (false if it was recorded before or the lease was released)
+     */
+    boolean markLost(String reason) {
+        return !released && lostReason.compareAndSet(null, reason);
+    }
+
+    @Nullable
+    String lostReason() {
+        return lostReason.get();
+    }
+}

@@ -1,0 +1,41 @@
+package io.github.bizlock.core;
+
+import io.github.bizlock.LockMode;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Takes, renews and releases locks in the database for one {@link LockMode}. Callers guarantee that at most one thread
+ * per JVM works on a given key at a time, so engines need no locking of their own per key.
+ */
+public interface LockEngine {
+
+    LockMode mode();
+
+    /**
+     * Takes the lock, waiting until {@code deadlineNanos} ({@link System#nanoTime()}) while it is held elsewhere.
+     *
+     * @param lease how long the lock lasts without renewal
+     * @return the grant, or {@code null} if the lock was still held elsewhere at the deadline
+     * @throws InterruptedException if the thread was interrupted while waiting; nothing is held then
+     */
+    @Nullable
+    Grant acquire(LockKey key, Duration lease, long deadlineNanos) throws InterruptedException;
+
+    /**
+     * Extends the leases of the given grants, all owned by this process, by their lease time.
+     *
+     * @return the grants that are no longer held (taken over or gone); the others were renewed
+     * @throws org.springframework.dao.DataAccessException if the database could not be asked; nothing is known then
+     */
+    Set<Grant> renew(List<Grant> grants);
+
+    /**
+     * Releases the lock if this grant still holds it; never touches a later holder's lock.
+     *
+     * @return whether the grant still held the lock
+     */
+    boolean release(Grant grant);
+}

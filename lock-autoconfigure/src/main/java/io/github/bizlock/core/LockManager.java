@@ -1,0 +1,344 @@
+package io.github.bizlock.core;
+
+import io.github.bizlock.LockHandle;
+import io.github.bizlock.LockLostEvent;
+import io.github.bizlock.LockLostException;
+import io.github.bizlock.LockLostListener;
+import io.github.bizlock.LockMode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Hands out {@link LockHandle}s: the JVM gate in front of the database lock of each mode's {@link LockEngine}, the
+ * watchdog, and lock-lost reporting. One per application; thread-safe. Usable without Spring Boot:
+ *
+ * <pre>{@code
+ * LockManager locks = LockManager.builder(instanceId).engine(new LeaseLockEngine(dao, instanceId)).build();
+ * }</pre>
+ */
+public final class LockManager implements AutoCloseable {
+
+    /** The lease of locks without a fixed lease time; the watchdog renews it every third of it. */
+    public static final Duration DEFAULT_WATCHDOG_LEASE = Duration.ofSeconds(30);
+
+    private static final Logger log = LoggerFactory.getLogger(LockManager.class);
+
+    private final String instanceId;
+    private final Map<LockMode, LockEngine> engines;
+    private final Duration watchdogLease;
+    private final boolean fair;
+    private final ScheduledExecutorService scheduler;
+    private final Watchdog watchdog;
+    private final Map<KeyGate.Id, KeyGate> gates = new ConcurrentHashMap<>();
+    private final List<LockLostListener> listeners = new CopyOnWriteArrayList<>();
+
+    private LockManager(Builder builder) {
+        this.instanceId = builder.instanceId;
+        this.engines = Map.copyOf(builder.engines);
+        this.watchdogLease = builder.watchdogLease;
+        this.fair = builder.fair;
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "bizlock-watchdog");
+            thread.setDaemon(true);
+            return thread;
+        });
+        long tickMillis = Math.max(10, Math.min(100, watchdogLease.toMillis() / 30));
+        this.watchdog = new Watchdog(scheduler, tickMillis, this::reportLost);
+    }
+
+    public static Builder builder(String instanceId) {
+        return new Builder(instanceId);
+    }
+
+    public String instanceId() {
+        return instanceId;
+    }
+
+    /** The modes that have an engine. */
+    public Set<LockMode> modes() {
+        return engines.keySet();
+    }
+
+    public void addListener(LockLostListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** The shared scheduler (one daemon thread), for periodic work such as housekeeping. */
+    public ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
+    /**
+     * Acquires a lock, waiting up to {@code wait} while another thread or process holds it.
+     *
+     * @param lease a fixed lease, or {@code null} to have the watchdog renew the lease while the lock is held
+     * @return the handle, or empty if the lock was still held elsewhere when the wait ended
+     * @throws InterruptedException if the thread was interrupted while waiting; nothing is held then
+     * @throws LockLostException if this thread holds the lock already but has lost it
+     */
+    public Optional<LockHandle> tryAcquire(LockKey key, LockMode mode, Duration wait, @Nullable Duration lease)
+            throws InterruptedException {
+        Objects.requireNonNull(key, "key");
+        LockEngine engine = engine(mode);
+        requireValid(wait, lease);
+        long deadline = deadline(wait);
+        KeyGate gate = enter(new KeyGate.Id(mode, key));
+        boolean entered = false;
+        try {
+            if (gate.local.isHeldByCurrentThread()) {
+                HeldLease held = Objects.requireNonNull(gate.lease);
+                if (!held.isValid()) {
+                    throw new LockLostException(event(held, reasonOf(held)));
+                }
+                gate.local.lock();
+                gate.holds++;
+                entered = true;
+                return Optional.of(new DefaultLockHandle(this, gate, held));
+            }
+            boolean locallyFree = wait.isZero()
+                    ? gate.local.tryLock()
+                    : gate.local.tryLock(remaining(deadline), TimeUnit.NANOSECONDS);
+            if (!locallyFree) {
+                return Optional.empty();
+            }
+            try {
+                Grant grant = engine.acquire(key, lease != null ? lease : watchdogLease, deadline);
+                if (grant == null) {
+                    gate.local.unlock();
+                    return Optional.empty();
+                }
+                HeldLease held = new HeldLease(grant, engine, lease == null, Thread.currentThread());
+                if (Thread.interrupted()) {
+                    // Interrupted while the database granted it: give it back, so an interrupted wait holds nothing.
+                    engine.release(grant);
+                    gate.local.unlock();
+                    throw new InterruptedException("Interrupted while acquiring " + key);
+                }
+                gate.lease = held;
+                gate.holds = 1;
+                if (held.renewedByWatchdog()) {
+                    watchdog.register(held);
+                }
+                entered = true;
+                return Optional.of(new DefaultLockHandle(this, gate, held));
+            } catch (RuntimeException | Error ex) {
+                gate.local.unlock();
+                throw ex;
+            }
+        } finally {
+            if (!entered) {
+                leave(gate);
+            }
+        }
+    }
+
+    void unlock(DefaultLockHandle handle) {
+        KeyGate gate = handle.gate;
+        if (handle.unlocked) {
+            throw new IllegalMonitorStateException(
+                    "Lock " + gate.id.key() + " was already unlocked through this handle");
+        }
+        if (!gate.local.isHeldByCurrentThread()) {
+            throw new IllegalMonitorStateException("Lock " + gate.id.key() + " is held by thread "
+                    + handle.lease.holder().getName() + "; only the thread that acquired a lock may unlock it");
+        }
+        handle.unlocked = true;
+        if (--gate.holds > 0) {
+            gate.local.unlock();
+            leave(gate);
+            return;
+        }
+        HeldLease held = handle.lease;
+        boolean stillHeld = held.isValid();
+        String lostReason = reasonOf(held);
+        watchdog.unregister(held);
+        try {
+            // Even a lease we think is lost is released: the release only matches our owner and token, so it frees
+            // the row if nobody took it yet and never touches a later holder's.
+            boolean released = held.engine().release(held.grant());
+            if (stillHeld && !released) {
+                stillHeld = false;
+                lostReason = "the database no longer held it for this owner at unlock (taken over after the lease"
+                        + " ended, or removed)";
+            }
+        } finally {
+            boolean firstReport = !stillHeld && held.markLost(lostReason);
+            held.markReleased();
+            gate.lease = null;
+            gate.local.unlock();
+            leave(gate);
+            if (firstReport) {
+                notifyLost(held, lostReason);
+            }
+        }
+        if (!stillHeld) {
+            throw new LockLostException(event(held, reasonOf(held)));
+        }
+    }
+
+    /** Locks held by this process, counting a reentrant hold once. */
+    public int heldCount() {
+        return (int) gates.values().stream().filter(gate -> gate.lease != null).count();
+    }
+
+    /** Threads of this process that hold or wait for a lock. */
+    public int activeThreadCount() {
+        return gates.values().stream().mapToInt(gate -> gate.users).sum();
+    }
+
+    /** Locks the watchdog keeps renewing. */
+    public int renewedCount() {
+        return watchdog.size();
+    }
+
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+    }
+
+    private LockEngine engine(LockMode mode) {
+        LockEngine engine = engines.get(Objects.requireNonNull(mode, "mode"));
+        if (engine == null) {
+            throw new IllegalArgumentException(
+                    "No engine for lock mode " + mode + " is configured; available: " + engines.keySet());
+        }
+        return engine;
+    }
+
+    private static void requireValid(Duration wait, @Nullable Duration lease) {
+        Objects.requireNonNull(wait, "wait");
+        if (wait.isNegative()) {
+            throw new IllegalArgumentException("The wait time must not be negative, was " + wait
+                    + "; use Duration.ZERO to try once without waiting");
+        }
+        if (lease != null && (lease.isNegative() || lease.isZero())) {
+            throw new IllegalArgumentException("The lease time must be positive, was " + lease
+                    + "; leave it unset to have the watchdog renew the lease while the lock is held");
+        }
+    }
+
+    private static long deadline(Duration wait) {
+        long now = System.nanoTime();
+        // Saturate: a wait of years means "until acquired".
+        long waitNanos = wait.compareTo(Duration.ofDays(365 * 100)) > 0 ? Long.MAX_VALUE / 2 : wait.toNanos();
+        return now + waitNanos;
+    }
+
+    private static long remaining(long deadline) {
+        return Math.max(0, deadline - System.nanoTime());
+    }
+
+    private KeyGate enter(KeyGate.Id id) {
+        return gates.compute(id, (key, gate) -> {
+            KeyGate entered = gate != null ? gate : new KeyGate(key, fair);
+            entered.users++;
+            return entered;
+        });
+    }
+
+    private void leave(KeyGate gate) {
+        gates.computeIfPresent(gate.id, (key, current) -> --current.users == 0 ? null : current);
+    }
+
+    private void reportLost(HeldLease held, String reason) {
+        if (held.markLost(reason)) {
+            notifyLost(held, reason);
+        }
+    }
+
+    private void notifyLost(HeldLease held, String reason) {
+        LockLostEvent event = event(held, reason);
+        log.warn(
+                "bizlock lost lock {} ({}, fencing token {}) held by thread {}: {}",
+                held.grant().key(),
+                event.mode(),
+                event.fencingToken(),
+                event.holderThread(),
+                reason);
+        for (LockLostListener listener : listeners) {
+            try {
+                listener.onLockLost(event);
+            } catch (RuntimeException ex) {
+                log.error("LockLostListener {} failed", listener, ex);
+            }
+        }
+    }
+
+    private static String reasonOf(HeldLease held) {
+        String reason = held.lostReason();
+        if (reason != null) {
+            return reason;
+        }
+        return held.renewedByWatchdog()
+                ? "its lease ended before the watchdog could renew it (is the database reachable?)"
+                : "its fixed lease of " + held.grant().lease() + " ended before unlock";
+    }
+
+    private LockLostEvent event(HeldLease held, String reason) {
+        Grant grant = held.grant();
+        return new LockLostEvent(
+                grant.key().name(),
+                grant.key().key(),
+                held.engine().mode(),
+                grant.fencingToken(),
+                grant.owner(),
+                held.holder().getName(),
+                reason,
+                Instant.now());
+    }
+
+    /** Builds a {@link LockManager}. */
+    public static final class Builder {
+
+        private final String instanceId;
+        private final Map<LockMode, LockEngine> engines = new EnumMap<>(LockMode.class);
+        private Duration watchdogLease = DEFAULT_WATCHDOG_LEASE;
+        private boolean fair;
+
+        private Builder(String instanceId) {
+            this.instanceId = InstanceId.validate(instanceId);
+        }
+
+        public Builder engine(LockEngine engine) {
+            engines.put(engine.mode(), engine);
+            return this;
+        }
+
+        /** The lease of locks without a fixed lease time, renewed every third of it (default 30 s). */
+        public Builder watchdogLease(Duration lease) {
+            if (lease.compareTo(Duration.ofMillis(300)) < 0) {
+                throw new IllegalArgumentException(
+                        "The watchdog lease must be at least 300ms (it is renewed every third of it), was " + lease);
+            }
+            this.watchdogLease = lease;
+            return this;
+        }
+
+        /** Whether threads of this process get a lock in the order they asked for it (default false). */
+        public Builder fair(boolean fair) {
+            this.fair = fair;
+            return this;
+        }
+
+        public LockManager build() {
+            if (engines.isEmpty()) {
+                throw new IllegalStateException("A LockManager needs at least one LockEngine");
+            }
+            return new LockManager(this);
+        }
+    }
+}

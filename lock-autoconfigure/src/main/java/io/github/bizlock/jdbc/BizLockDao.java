@@ -1,0 +1,290 @@
+package io.github.bizlock.jdbc;
+
+import io.github.bizlock.core.LockKey;
+import io.github.bizlock.jdbc.dialect.Dialect;
+import java.nio.charset.StandardCharsets;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The only class that runs the lease table's SQL. Every write runs in a transaction of its own
+ * ({@code REQUIRES_NEW}), so it commits or fails independently of any transaction the caller has open, and never
+ * mixes an insert and an update of the unique key in one transaction. Deadlocks and lock-wait timeouts (1213, 1205)
+ * are retried a few times; a missing table fails with the DDL to run.
+ */
+public final class BizLockDao {
+
+    /** How often a write is tried when the server reports a deadlock or lock-wait timeout. */
+    static final int MAX_ATTEMPTS = 4;
+
+    private static final int ER_LOCK_WAIT_TIMEOUT = 1205;
+    private static final int ER_LOCK_DEADLOCK = 1213;
+    private static final int ER_NO_SUCH_TABLE = 1146;
+
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate writes;
+    private final Dialect dialect;
+    private final String table;
+
+    public BizLockDao(
+            DataSource dataSource, PlatformTransactionManager transactionManager, Dialect dialect, String table) {
+        this.jdbc = new JdbcTemplate(dataSource);
+        this.writes = new TransactionTemplate(transactionManager);
+        this.writes.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        this.writes.setName("bizlock");
+        this.dialect = dialect;
+        this.table = TableName.validate(table);
+    }
+
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    public String table() {
+        return table;
+    }
+
+    /**
+     * Takes the lock if it is free, its lease has ended, or it has never been taken.
+     *
+     * @return the new fencing token, or empty if another owner holds the lock
+     */
+    public OptionalLong tryAcquire(LockKey key, String owner, Duration lease) {
+        long leaseMicros = micros(lease);
+        return write(() -> {
+            OptionalLong token =
+                    updateReturningToken(dialect.acquireExisting(), owner, leaseMicros, key.name(), key.key());
+            if (token.isPresent()) {
+                return token;
+            }
+            try {
+                token = updateReturningToken(dialect.acquireNew(), key.name(), key.key(), owner, leaseMicros);
+            } catch (DuplicateKeyException busy) {
+                return OptionalLong.empty();
+            }
+            if (token.isEmpty()) {
+                throw new IllegalStateException("The row of " + table + "_token_floor is missing, so no fencing token"
+                        + " can be issued; restore it with: INSERT INTO " + table
+                        + "_token_floor (id, floor_token) VALUES (1, <a value above every token ever issued>)");
+            }
+            return token;
+        });
+    }
+
+    /**
+     * Extends the lease of locks this owner holds.
+     *
+     * @return the tokens (by key) that this owner no longer holds
+     */
+    public Set<LockKey> renew(String owner, Duration lease, List<HeldToken> locks) {
+        if (locks.isEmpty()) {
+            return Set.of();
+        }
+        List<Object> params = new ArrayList<>();
+        params.add(micros(lease));
+        params.add(bytes(owner));
+        addKeys(params, locks);
+        int renewed = write(() -> jdbc.update(dialect.renew(locks.size()), params.toArray()));
+        if (renewed == locks.size()) {
+            return Set.of();
+        }
+        List<Object> queryParams = params.subList(1, params.size());
+        Set<HeldToken> held = new HashSet<>(jdbc.query(
+                dialect.stillHeld(locks.size()),
+                (rs, row) -> new HeldToken(new LockKey(text(rs, 1), text(rs, 2)), rs.getLong(3)),
+                queryParams.toArray()));
+        Set<LockKey> gone = new HashSet<>();
+        for (HeldToken lock : locks) {
+            if (!held.contains(lock)) {
+                gone.add(lock.key());
+            }
+        }
+        return gone;
+    }
+
+    /**
+     * Frees the lock if this owner and token still hold it.
+     *
+     * @return whether they held it
+     */
+    public boolean release(LockKey key, String owner, long fencingToken) {
+        return write(() ->
+                        jdbc.update(dialect.release(), bytes(key.name()), bytes(key.key()), bytes(owner), fencingToken))
+                == 1;
+    }
+
+    public Optional<LockRow> find(LockKey key) {
+        return guarded(() -> jdbc.query(dialect.find(), LOCK_ROW, bytes(key.name()), bytes(key.key())).stream()
+                .findFirst());
+    }
+
+    /** Locks held now, by the database's clock, oldest first. */
+    public List<LockRow> findHeld(int limit) {
+        return guarded(() -> jdbc.query(dialect.findHeld(), LOCK_ROW, limit));
+    }
+
+    /**
+     * Deletes up to {@code batchSize} rows that have been free, or expired, for longer than {@code retention}, after
+     * raising the token floor above their tokens, so a lock created again later still gets a higher token.
+     *
+     * @return the number of rows deleted
+     */
+    public int purge(Duration retention, int batchSize) {
+        long retentionMicros = micros(retention);
+        Long floor = guarded(
+                () -> jdbc.queryForObject(dialect.purgeableMaxToken(), Long.class, retentionMicros, retentionMicros));
+        if (floor == null || floor == 0) {
+            return 0;
+        }
+        // Committed before the delete, so an insert that finds the row gone always reads the raised floor.
+        write(() -> jdbc.update(dialect.raiseTokenFloor(), floor));
+        return write(() -> jdbc.update(dialect.purge(), floor, retentionMicros, retentionMicros, batchSize));
+    }
+
+    /** The database's current UTC time. */
+    public LocalDateTime databaseTime() {
+        return guarded(() -> jdbc.queryForObject(dialect.currentTime(), LocalDateTime.class));
+    }
+
+    /**
+     * Checks that both lock tables exist.
+     *
+     * @throws IllegalStateException with the DDL to run when one is missing
+     */
+    public void verifySchema() {
+        guarded(() -> jdbc.queryForObject(dialect.probeTables(), Integer.class));
+    }
+
+    /** A lock and the token it was acquired with. */
+    public record HeldToken(LockKey key, long fencingToken) {}
+
+    private OptionalLong updateReturningToken(String sql, Object... params) {
+        return Objects.requireNonNull(jdbc.execute(
+                connection -> {
+                    PreparedStatement statement = connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS);
+                    bind(statement, params);
+                    return statement;
+                },
+                (PreparedStatement statement) -> {
+                    if (statement.executeUpdate() != 1) {
+                        return OptionalLong.empty();
+                    }
+                    try (ResultSet keys = statement.getGeneratedKeys()) {
+                        if (!keys.next() || keys.getLong(1) <= 0) {
+                            throw new IllegalStateException(
+                                    "The server did not return the fencing token set by LAST_INSERT_ID()");
+                        }
+                        return OptionalLong.of(keys.getLong(1));
+                    }
+                }));
+    }
+
+    private static void bind(PreparedStatement statement, Object... params) throws SQLException {
+        for (int i = 0; i < params.length; i++) {
+            Object param = params[i];
+            statement.setObject(i + 1, param instanceof String text ? bytes(text) : param);
+        }
+    }
+
+    private static void addKeys(List<Object> params, List<HeldToken> locks) {
+        for (HeldToken lock : locks) {
+            params.add(bytes(lock.key().name()));
+            params.add(bytes(lock.key().key()));
+            params.add(lock.fencingToken());
+        }
+    }
+
+    private <T> T write(Supplier<T> work) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return guarded(() -> writes.execute(status -> work.get()));
+            } catch (DataAccessException ex) {
+                if (attempt >= MAX_ATTEMPTS || !isTransient(ex)) {
+                    throw ex;
+                }
+                pause(attempt);
+            }
+        }
+    }
+
+    private <T> T guarded(Supplier<T> work) {
+        try {
+            return work.get();
+        } catch (DataAccessException ex) {
+            if (errorCode(ex) == ER_NO_SUCH_TABLE) {
+                throw new IllegalStateException(
+                        "The bizlock table " + table + " or " + table + "_token_floor does not"
+                                + " exist. Let the starter create it (bizlock.migration.enabled=true, the default) or run:\n"
+                                + LeaseSchema.ddl(table),
+                        ex);
+            }
+            throw ex;
+        }
+    }
+
+    private static boolean isTransient(DataAccessException ex) {
+        int code = errorCode(ex);
+        return code == ER_LOCK_DEADLOCK || code == ER_LOCK_WAIT_TIMEOUT;
+    }
+
+    private static int errorCode(Throwable ex) {
+        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql) {
+                return sql.getErrorCode();
+            }
+        }
+        return 0;
+    }
+
+    private static void pause(int attempt) {
+        try {
+            Thread.sleep(ThreadLocalRandom.current().nextLong(1, 5L << attempt));
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static long micros(Duration duration) {
+        return Math.multiplyExact(duration.getSeconds(), 1_000_000L) + duration.getNano() / 1_000;
+    }
+
+    static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static @Nullable String text(ResultSet rs, int column) throws SQLException {
+        byte[] value = rs.getBytes(column);
+        return value == null ? null : new String(value, StandardCharsets.UTF_8);
+    }
+
+    private static final RowMapper<LockRow> LOCK_ROW = (rs, row) -> new LockRow(
+            Objects.requireNonNull(text(rs, 1)),
+            Objects.requireNonNull(text(rs, 2)),
+            text(rs, 3),
+            rs.getLong(4),
+            rs.getObject(5, LocalDateTime.class),
+            rs.getObject(6, LocalDateTime.class),
+            rs.getBoolean(7));
+}

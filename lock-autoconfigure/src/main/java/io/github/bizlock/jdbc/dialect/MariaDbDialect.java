@@ -1,0 +1,14 @@
+package io.github.bizlock.jdbc.dialect;
+
+/** MariaDB 10.6 and later. */
+public final class MariaDbDialect extends Dialect {
+
+    public MariaDbDialect(String table) {
+        super(table);
+    }
+
+    @Override
+    public String product() {
+        return "MariaDB";
+    }
+}

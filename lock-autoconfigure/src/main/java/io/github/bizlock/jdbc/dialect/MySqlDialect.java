@@ -1,0 +1,14 @@
+package io.github.bizlock.jdbc.dialect;
+
+/** MySQL 8.0 and later. */
+public final class MySqlDialect extends Dialect {
+
+    public MySqlDialect(String table) {
+        super(table);
+    }
+
+    @Override
+    public String product() {
+        return "MySQL";
+    }
+}
