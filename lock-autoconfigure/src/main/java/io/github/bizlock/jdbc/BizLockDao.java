@@ -21,7 +21,6 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
-import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -39,6 +38,7 @@ public final class BizLockDao {
     /** How often a write is tried when the server reports a deadlock or lock-wait timeout. */
     static final int MAX_ATTEMPTS = 4;
 
+    private static final int ER_DUP_ENTRY = 1062;
     private static final int ER_LOCK_WAIT_TIMEOUT = 1205;
     private static final int ER_LOCK_DEADLOCK = 1213;
     private static final int ER_NO_SUCH_TABLE = 1146;
@@ -73,24 +73,27 @@ public final class BizLockDao {
      */
     public OptionalLong tryAcquire(LockKey key, String owner, Duration lease) {
         long leaseMicros = micros(lease);
-        return write(() -> {
-            OptionalLong token =
-                    updateReturningToken(dialect.acquireExisting(), owner, leaseMicros, key.name(), key.key());
-            if (token.isPresent()) {
-                return token;
-            }
-            try {
-                token = updateReturningToken(dialect.acquireNew(), key.name(), key.key(), owner, leaseMicros);
-            } catch (DuplicateKeyException busy) {
-                return OptionalLong.empty();
-            }
-            if (token.isEmpty()) {
-                throw new IllegalStateException("The row of " + table + "_token_floor is missing, so no fencing token"
-                        + " can be issued; restore it with: INSERT INTO " + table
-                        + "_token_floor (id, floor_token) VALUES (1, <a value above every token ever issued>)");
-            }
+        // Two transactions, never one: an update that finds no row leaves a gap lock, and an insert into that gap in
+        // the same transaction deadlocks with every other first-time acquirer of the key.
+        OptionalLong token =
+                write(() -> updateReturningToken(dialect.acquireExisting(), owner, leaseMicros, key.name(), key.key()));
+        if (token.isPresent()) {
             return token;
-        });
+        }
+        try {
+            token = write(() -> updateReturningToken(dialect.acquireNew(), key.name(), key.key(), owner, leaseMicros));
+        } catch (DataAccessException ex) {
+            if (errorCode(ex) == ER_DUP_ENTRY) {
+                return OptionalLong.empty(); // the row exists and is held: another owner has the lock
+            }
+            throw ex;
+        }
+        if (token.isEmpty()) {
+            throw new IllegalStateException("The row of " + table + "_token_floor is missing, so no fencing token"
+                    + " can be issued; restore it with: INSERT INTO " + table
+                    + "_token_floor (id, floor_token) VALUES (1, <a value above every token ever issued>)");
+        }
+        return token;
     }
 
     /**
