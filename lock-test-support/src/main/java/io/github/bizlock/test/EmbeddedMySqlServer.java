@@ -26,10 +26,10 @@ import java.util.stream.Stream;
  *
  * <p>That artifact's own Java API refuses to start as root, which is how CI machines run, so this class unpacks the
  * binary and starts {@code mysqld --user=root} itself. The unpacked binary is cached under
- * {@code ~/.cache/bizlock} (or {@code BIZLOCK_MYSQL_CACHE}); the data directory is new for every JVM and deleted at
- * exit.
+ * {@code ~/.cache/bizlock} (or {@code BIZLOCK_MYSQL_CACHE}). Tests get a new data directory per JVM, deleted at exit;
+ * the sample application keeps one, on a fixed port, shared by its replicas ({@link #startOrReuse}).
  */
-final class EmbeddedMySqlServer implements DatabaseServer {
+public final class EmbeddedMySqlServer implements DatabaseServer {
 
     private static final String ARCHIVE = "mysql-Linux-amd64.tar.gz";
     private static final String CACHE_VARIABLE = "BIZLOCK_MYSQL_CACHE";
@@ -38,22 +38,55 @@ final class EmbeddedMySqlServer implements DatabaseServer {
     private final Process process;
     private final Path dataDirectory;
     private final int port;
+    private final boolean temporary;
 
-    private EmbeddedMySqlServer(Process process, Path dataDirectory, int port) {
+    private EmbeddedMySqlServer(Process process, Path dataDirectory, int port, boolean temporary) {
         this.process = process;
         this.dataDirectory = dataDirectory;
         this.port = port;
+        this.temporary = temporary;
     }
 
+    /** A server for this JVM's tests: a new data directory and a free port, both gone when the JVM exits. */
     static EmbeddedMySqlServer start() {
+        try {
+            return start(Files.createTempDirectory("bizlock-mysql-"), freePort(), true);
+        } catch (IOException ex) {
+            throw new UncheckedIOException("Could not start the embedded MySQL server", ex);
+        }
+    }
+
+    /**
+     * The server on {@code port} if one answers there; otherwise a new one, started on that port with its data kept in
+     * {@code dataDirectory} (created on first use), stopped when this JVM exits. Lets several processes on one
+     * machine share one database, as replicas of a service would.
+     */
+    public static DatabaseServer startOrReuse(Path dataDirectory, int port) {
+        ReusedServer running = new ReusedServer(port);
+        if (running.answers()) {
+            return running;
+        }
+        try {
+            return start(dataDirectory, port, false);
+        } catch (IllegalStateException ex) {
+            // Another process may have started it at the same moment.
+            if (running.answers()) {
+                return running;
+            }
+            throw ex;
+        }
+    }
+
+    private static EmbeddedMySqlServer start(Path dataDirectory, int port, boolean temporary) {
         requireLinuxAmd64();
         try {
             Path baseDirectory = unpackedBinary();
             Path mysqld = baseDirectory.resolve("bin/mysqld");
             requireSharedLibraries(mysqld);
-            Path dataDirectory = Files.createTempDirectory("bizlock-mysql-");
-            initialize(mysqld, baseDirectory, dataDirectory);
-            int port = freePort();
+            Files.createDirectories(dataDirectory);
+            if (!Files.isDirectory(dataDirectory.resolve("data"))) {
+                initialize(mysqld, baseDirectory, dataDirectory);
+            }
             Process process = new ProcessBuilder(
                             mysqld.toString(),
                             "--no-defaults",
@@ -70,7 +103,7 @@ final class EmbeddedMySqlServer implements DatabaseServer {
                     .redirectErrorStream(true)
                     .redirectOutput(dataDirectory.resolve("console.log").toFile())
                     .start();
-            EmbeddedMySqlServer server = new EmbeddedMySqlServer(process, dataDirectory, port);
+            EmbeddedMySqlServer server = new EmbeddedMySqlServer(process, dataDirectory, port, temporary);
             Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "bizlock-embedded-mysql-stop"));
             server.awaitReady();
             return server;
@@ -203,7 +236,9 @@ final class EmbeddedMySqlServer implements DatabaseServer {
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
-        deleteRecursively(dataDirectory);
+        if (temporary) {
+            deleteRecursively(dataDirectory);
+        }
     }
 
     @Override
@@ -224,6 +259,38 @@ final class EmbeddedMySqlServer implements DatabaseServer {
     @Override
     public String origin() {
         return "embedded";
+    }
+
+    /** An embedded server another process started on a known port. */
+    private record ReusedServer(int port) implements DatabaseServer {
+
+        boolean answers() {
+            try (Connection ignored = DriverManager.getConnection(jdbcUrl(""), username(), password())) {
+                return true;
+            } catch (SQLException ex) {
+                return false;
+            }
+        }
+
+        @Override
+        public String jdbcUrl(String database) {
+            return JdbcUrls.mysql("127.0.0.1:" + port, database, null);
+        }
+
+        @Override
+        public String username() {
+            return "root";
+        }
+
+        @Override
+        public String password() {
+            return "";
+        }
+
+        @Override
+        public String origin() {
+            return "embedded, started by another process";
+        }
     }
 
     private static int freePort() throws IOException {
