@@ -1,0 +1,78 @@
+package io.github.bizlock.annotation;
+
+import io.github.bizlock.LockMode;
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the method holding a distributed lock: at most one call per lock ({@link #name()}, evaluated {@link #key()})
+ * runs at a time across all instances of the application.
+ *
+ * <pre>{@code
+ * @DistributedLock(name = "order", key = "#order.id", waitTime = "3s")
+ * @Transactional
+ * public Receipt submit(Order order) { ... }
+ * }</pre>
+ *
+ * <p>The lock is taken before a {@code @Transactional} method's transaction begins and released after it ends. When
+ * the method runs inside a transaction that was already active, the lock is released when that transaction completes,
+ * so the next holder never reads uncommitted data.
+ *
+ * <p>Put it on a method, on a class or interface (every public method then locks), or on an annotation of your own to
+ * use that as a shorthand:
+ *
+ * <pre>{@code
+ * @Retention(RetentionPolicy.RUNTIME)
+ * @Target(ElementType.METHOD)
+ * @DistributedLock(name = "order", key = "#p0.id", waitTime = "3s")
+ * public @interface OrderLock {}
+ * }</pre>
+ */
+@Target({ElementType.METHOD, ElementType.TYPE, ElementType.ANNOTATION_TYPE})
+@Retention(RetentionPolicy.RUNTIME)
+@Inherited
+@Documented
+public @interface DistributedLock {
+
+    /** The key used when {@link #key()} is empty: every call of the method shares one lock. */
+    String DEFAULT_KEY = "*";
+
+    /** The lock's name (the {@code biz_type} column); defaults to {@code SimpleClassName.methodName}. */
+    String name() default "";
+
+    /**
+     * SpEL expressions over the method's parameters giving the lock's key, e.g. {@code #order.id}, {@code #p0},
+     * {@code #a1}, or {@code @tenants.current()}; several are joined with {@code :}. Each must evaluate to a non-null
+     * value. Empty means one lock for all calls ({@value #DEFAULT_KEY}).
+     */
+    String[] key() default {};
+
+    /**
+     * How long to wait for the lock when it is held elsewhere, e.g. {@code 3s}, {@code 500ms} or {@code PT3S}; {@code 0}
+     * tries once. Empty means {@code bizlock.wait-time}. Property placeholders are resolved.
+     */
+    String waitTime() default "";
+
+    /**
+     * A fixed lease, e.g. {@code 30s}: the lock frees itself this long after it was taken, even if the method still runs.
+     * Empty means {@code bizlock.lease-time}, and when that is unset too a watchdog renews the lease while the method
+     * runs. Property placeholders are resolved.
+     */
+    String leaseTime() default "";
+
+    /** The lock mode; empty (the default) means {@code bizlock.mode}. */
+    LockMode[] mode() default {};
+
+    /** What to do when the lock is not acquired within the wait time. */
+    OnFailure onFailure() default OnFailure.THROW;
+
+    /**
+     * The name of a method of the same bean with the same parameter types and a compatible return type, called when
+     * {@link #onFailure()} is {@link OnFailure#FALLBACK FALLBACK} and the lock is not acquired.
+     */
+    String fallback() default "";
+}

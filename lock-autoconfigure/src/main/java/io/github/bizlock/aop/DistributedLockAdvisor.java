@@ -1,0 +1,53 @@
+package io.github.bizlock.aop;
+
+import io.github.bizlock.LockTemplate;
+import java.lang.reflect.Method;
+import java.util.function.Supplier;
+import org.aopalliance.aop.Advice;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.support.AbstractPointcutAdvisor;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.beans.factory.BeanFactory;
+
+/**
+ * Applies {@link DistributedLockInterceptor} to the methods that {@code @DistributedLock} covers. Its order must put it
+ * outside the transaction advisor (a lower number), so the lock is taken before a transaction begins and released
+ * after it ends.
+ */
+public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
+
+    private static final long serialVersionUID = 1L;
+
+    private final transient LockedMethodResolver methods;
+    private final transient DistributedLockInterceptor interceptor;
+    private final transient Pointcut pointcut;
+
+    /**
+     * @param lockTemplate the template, looked up on first use so advisors can be created before the lock beans
+     * @param beanFactory resolves {@code @bean} references in keys and placeholders in durations
+     * @param order the advisor's order
+     */
+    public DistributedLockAdvisor(Supplier<LockTemplate> lockTemplate, @Nullable BeanFactory beanFactory, int order) {
+        LockKeyEvaluator keys = new LockKeyEvaluator(beanFactory);
+        this.methods = new LockedMethodResolver(beanFactory, keys);
+        this.interceptor = new DistributedLockInterceptor(lockTemplate, methods, keys);
+        this.pointcut = new StaticMethodMatcherPointcut() {
+            @Override
+            public boolean matches(Method method, Class<?> targetClass) {
+                return methods.resolve(method, targetClass).isPresent();
+            }
+        };
+        setOrder(order);
+    }
+
+    @Override
+    public Pointcut getPointcut() {
+        return pointcut;
+    }
+
+    @Override
+    public Advice getAdvice() {
+        return interceptor;
+    }
+}

@@ -1,0 +1,206 @@
+package io.github.bizlock.autoconfigure;
+
+import io.github.bizlock.LockLostListener;
+import io.github.bizlock.LockTemplate;
+import io.github.bizlock.aop.DistributedLockAdvisor;
+import io.github.bizlock.core.Backoff;
+import io.github.bizlock.core.InstanceId;
+import io.github.bizlock.core.LockEngine;
+import io.github.bizlock.core.LockManager;
+import io.github.bizlock.jdbc.BizLockDao;
+import io.github.bizlock.jdbc.dialect.Dialects;
+import io.github.bizlock.jdbc.lease.LeaseHousekeeper;
+import io.github.bizlock.jdbc.lease.LeaseLockEngine;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * Distributed locks on the application's MySQL or MariaDB {@link DataSource}: the lock table (migrated with Flyway or
+ * checked), {@link BizLockDao}, the LEASE engine, {@link LockManager}, {@link LockTemplate}, housekeeping and the
+ * {@code @DistributedLock} advisor. Every bean backs off when the application defines its own;
+ * {@code bizlock.enabled=false} turns all of it off.
+ */
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+            "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+            "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration"
+        })
+@ConditionalOnClass({DataSource.class, JdbcTemplate.class, PlatformTransactionManager.class})
+@ConditionalOnBooleanProperty(name = "bizlock.enabled", matchIfMissing = true)
+@ConditionalOnBean(DataSource.class)
+@EnableConfigurationProperties(BizLockProperties.class)
+@Import(DatabaseInitializationDependencyConfigurer.class)
+public final class BizLockAutoConfiguration {
+
+    private final BizLockProperties properties;
+    private final String instanceId;
+
+    BizLockAutoConfiguration(BizLockProperties properties) {
+        this.properties = properties;
+        String configured = properties.getInstanceId();
+        this.instanceId = configured != null ? configured : InstanceId.generate();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    BizLockDao bizLockDao(
+            ListableBeanFactory beanFactory,
+            @BizLockDataSource ObjectProvider<DataSource> qualified,
+            ObjectProvider<DataSource> dataSources) {
+        DataSource dataSource = lockDataSource(properties.getDatasource(), beanFactory, qualified, dataSources);
+        String table = properties.getTableName();
+        // A transaction manager of bizlock's own: lock writes run in REQUIRES_NEW transactions on the lock
+        // DataSource, whatever transaction manager (JPA, JTA, several) the application uses.
+        return new BizLockDao(
+                dataSource, new DataSourceTransactionManager(dataSource), Dialects.detect(dataSource, table), table);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @DependsOnDatabaseInitialization
+    BizLockSchemaInitializer bizLockSchemaInitializer(
+            BizLockDao dao,
+            ListableBeanFactory beanFactory,
+            @BizLockDataSource ObjectProvider<DataSource> qualified,
+            ObjectProvider<DataSource> dataSources) {
+        return new BizLockSchemaInitializer(
+                lockDataSource(properties.getDatasource(), beanFactory, qualified, dataSources),
+                dao,
+                properties.getMigration().isEnabled());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LeaseLockEngine leaseLockEngine(BizLockDao dao) {
+        BizLockProperties.Backoff backoff = properties.getBackoff();
+        return new LeaseLockEngine(dao, instanceId, new Backoff(backoff.getInitial(), backoff.getMax()));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LockManager lockManager(
+            BizLockSchemaInitializer schema,
+            ObjectProvider<LockEngine> engines,
+            ObjectProvider<LockLostListener> listeners,
+            ApplicationEventPublisher publisher) {
+        LockManager.Builder builder = LockManager.builder(instanceId)
+                .watchdogLease(properties.getWatchdogLease())
+                .fair(properties.isFair());
+        engines.orderedStream().forEach(builder::engine);
+        LockManager manager = builder.build();
+        manager.addListener(publisher::publishEvent);
+        listeners.orderedStream().forEach(manager::addListener);
+        return manager;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LockTemplate lockTemplate(LockManager manager) {
+        return new LockTemplate(manager, properties.getMode(), properties.getWaitTime(), properties.getLeaseTime());
+    }
+
+    /**
+     * The DataSource named by {@code bizlock.datasource}, else the one marked {@link BizLockDataSource}, else the only
+     * or primary one.
+     */
+    static DataSource lockDataSource(
+            @Nullable String name,
+            ListableBeanFactory beanFactory,
+            ObjectProvider<DataSource> qualified,
+            ObjectProvider<DataSource> dataSources) {
+        if (name != null && !name.isBlank()) {
+            try {
+                return beanFactory.getBean(name, DataSource.class);
+            } catch (NoSuchBeanDefinitionException ex) {
+                throw new IllegalStateException(
+                        "bizlock.datasource names the bean '" + name
+                                + "', but there is no DataSource bean of that name; DataSource beans: "
+                                + String.join(", ", beanFactory.getBeanNamesForType(DataSource.class)),
+                        ex);
+            }
+        }
+        DataSource marked = qualified.getIfAvailable();
+        if (marked != null) {
+            return marked;
+        }
+        DataSource unique = dataSources.getIfUnique();
+        if (unique == null) {
+            throw new IllegalStateException("bizlock needs one DataSource for its lock table, but there are several and"
+                    + " none is primary: " + String.join(", ", beanFactory.getBeanNamesForType(DataSource.class))
+                    + ". Set bizlock.datasource to one of these bean names, or mark one @BizLockDataSource");
+        }
+        return unique;
+    }
+
+    /** Deletes rows of locks that have been free for longer than the retention. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty(name = "bizlock.housekeeping.enabled", matchIfMissing = true)
+    static class HousekeepingConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBean(BizLockDao.class)
+        LeaseHousekeeper leaseHousekeeper(BizLockDao dao, LockManager manager, BizLockProperties properties) {
+            BizLockProperties.Housekeeping housekeeping = properties.getHousekeeping();
+            LeaseHousekeeper housekeeper =
+                    new LeaseHousekeeper(dao, manager, housekeeping.getRetention(), housekeeping.getBatchSize());
+            housekeeper.schedule(housekeeping.getInterval());
+            return housekeeper;
+        }
+    }
+
+    /** The {@code @DistributedLock} advisor, and an auto-proxy creator if the application has none. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.aopalliance.intercept.MethodInterceptor")
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @Import(AdvisorConfiguration.AutoProxyRegistrar.class)
+    static class AdvisorConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        static DistributedLockAdvisor distributedLockAdvisor(
+                ObjectProvider<LockTemplate> lockTemplate, BeanFactory beanFactory, Environment environment) {
+            // Read from the Environment: advisors are created early, before configuration properties beans should be.
+            int order = environment.getProperty(
+                    "bizlock.advisor-order", Integer.class, BizLockProperties.DEFAULT_ADVISOR_ORDER);
+            return new DistributedLockAdvisor(lockTemplate::getObject, beanFactory, order);
+        }
+
+        static class AutoProxyRegistrar implements ImportBeanDefinitionRegistrar {
+
+            @Override
+            public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
+                AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
+            }
+        }
+    }
+}

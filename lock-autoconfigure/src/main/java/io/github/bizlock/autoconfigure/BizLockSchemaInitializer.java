@@ -1,0 +1,72 @@
+package io.github.bizlock.autoconfigure;
+
+import io.github.bizlock.jdbc.BizLockDao;
+import io.github.bizlock.jdbc.LeaseSchema;
+import io.github.bizlock.jdbc.TableName;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.output.MigrateResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.InitializingBean;
+
+/**
+ * Makes sure the lock table exists before any lock bean is used: applies bizlock's Flyway migrations with a history
+ * table of their own ({@code <table>_migrations}), so an application's own Flyway history is not touched, or, with
+ * migration off, checks that the table is there and fails with the DDL to run if not.
+ */
+public class BizLockSchemaInitializer implements InitializingBean {
+
+    private static final Logger log = LoggerFactory.getLogger(BizLockSchemaInitializer.class);
+
+    private final DataSource dataSource;
+    private final BizLockDao dao;
+    private final boolean migrate;
+
+    /**
+     * @param dataSource the lock table's DataSource
+     * @param dao the DAO whose table to create or check
+     * @param migrate whether to apply the migrations (otherwise only check)
+     */
+    public BizLockSchemaInitializer(DataSource dataSource, BizLockDao dao, boolean migrate) {
+        this.dataSource = dataSource;
+        this.dao = dao;
+        this.migrate = migrate;
+    }
+
+    /** The Flyway history table of bizlock's migrations for a lock table. */
+    public static String historyTable(String table) {
+        return TableName.validate(table) + "_migrations";
+    }
+
+    @Override
+    public void afterPropertiesSet() {
+        if (migrate) {
+            migrate();
+        }
+        dao.verifySchema();
+    }
+
+    private void migrate() {
+        String table = dao.table();
+        Flyway flyway = Flyway.configure(BizLockSchemaInitializer.class.getClassLoader())
+                .dataSource(dataSource)
+                .locations(LeaseSchema.MIGRATION_LOCATION)
+                .table(historyTable(table))
+                .placeholders(Map.of(LeaseSchema.TABLE_PLACEHOLDER, table))
+                // The schema usually holds the application's tables already: start bizlock's history below V1.
+                .baselineOnMigrate(true)
+                .baselineVersion("0")
+                .baselineDescription("bizlock baseline")
+                .load();
+        MigrateResult result = flyway.migrate();
+        if (result.migrationsExecuted > 0) {
+            log.info(
+                    "bizlock created or upgraded lock table {} to version {} ({} migrations)",
+                    table,
+                    result.targetSchemaVersion,
+                    result.migrationsExecuted);
+        }
+    }
+}

@@ -1,0 +1,127 @@
+package io.github.bizlock.aop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import java.lang.reflect.Method;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.util.ReflectionUtils;
+
+class LockKeyEvaluatorTest {
+
+    record Order(String id, @Nullable String customer) {}
+
+    static class Service {
+        public void submit(Order order, int quantity) {}
+    }
+
+    record Tenants(String current) {}
+
+    private final Method submit = ReflectionUtils.findMethod(Service.class, "submit", Order.class, int.class);
+    private final Service target = new Service();
+    private final LockKeyEvaluator evaluator = new LockKeyEvaluator(null);
+
+    private String key(LockKeyEvaluator evaluator, Object[] args, String... expressions) {
+        return evaluator.evaluate(submit, expressions, target, args, "*");
+    }
+
+    @Test
+    void evaluatesParameterNamesAndPositions() {
+        Object[] args = {new Order("o-1", "alice"), 3};
+        assertThat(key(evaluator, args, "#order.id")).isEqualTo("o-1");
+        assertThat(key(new LockKeyEvaluator(null), args, "#p0.customer")).isEqualTo("alice");
+        assertThat(key(new LockKeyEvaluator(null), args, "#a1")).isEqualTo("3");
+    }
+
+    @Test
+    void joinsSeveralExpressionsWithColons() {
+        assertThat(key(evaluator, new Object[] {new Order("o-1", "alice"), 3}, "#order.customer", "#order.id", "#p1"))
+                .isEqualTo("alice:o-1:3");
+    }
+
+    @Test
+    void emptyKeyGivesTheDefault() {
+        assertThat(key(evaluator, new Object[] {new Order("o-1", null), 1})).isEqualTo("*");
+    }
+
+    @Test
+    void resolvesBeanReferences() {
+        DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+        beans.registerSingleton("tenants", new Tenants("acme"));
+        LockKeyEvaluator withBeans = new LockKeyEvaluator(beans);
+        assertThat(key(withBeans, new Object[] {new Order("o-1", null), 1}, "@tenants.current", "#order.id"))
+                .isEqualTo("acme:o-1");
+    }
+
+    @Test
+    void nullValueFailsNamingMethodAndExpression() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, new Object[] {new Order("o-1", null), 1}, "#order.customer"))
+                .withMessageContaining("Service.submit(Order, int)")
+                .withMessageContaining("'#order.customer'")
+                .withMessageContaining("evaluated to null");
+    }
+
+    @Test
+    void nullArgumentFailsNamingMethodAndExpression() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, new Object[] {null, 1}, "#order.id"))
+                .withMessageContaining("Service.submit(Order, int)")
+                .withMessageContaining("'#order.id' failed");
+    }
+
+    @Test
+    void expressionThatDoesNotParseFailsNamingMethodAndExpression() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, new Object[] {new Order("o-1", null), 1}, "#order.id +"))
+                .withMessageContaining("Service.submit(Order, int)")
+                .withMessageContaining("'#order.id +' does not parse");
+    }
+
+    @Test
+    void blankExpressionIsRejected() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, new Object[] {new Order("o-1", null), 1}, " "))
+                .withMessageContaining("blank key expression");
+    }
+
+    @Test
+    void unknownNameListsTheParameters() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, new Object[] {new Order("o-1", null), 1}, "#ordr.id"))
+                .withMessageContaining("#ordr is not a parameter of this method")
+                .withMessageContaining("#order");
+    }
+
+    @Test
+    void unknownNameWithoutCompiledParameterNamesSuggestsPositions() {
+        ParameterNameDiscoverer noNames = new ParameterNameDiscoverer() {
+            @Override
+            public String @Nullable [] getParameterNames(Method method) {
+                return null;
+            }
+
+            @Override
+            public String @Nullable [] getParameterNames(java.lang.reflect.Constructor<?> ctor) {
+                return null;
+            }
+        };
+        LockKeyEvaluator withoutNames = new LockKeyEvaluator(null, noNames);
+        Object[] args = {new Order("o-1", null), 1};
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(withoutNames, args, "#order.id"))
+                .withMessageContaining("parameter names of this method are not available")
+                .withMessageContaining("-parameters")
+                .withMessageContaining("#p0");
+        assertThat(key(new LockKeyEvaluator(null, noNames), args, "#p0.id")).isEqualTo("o-1");
+    }
+
+    @Test
+    void parsesEachMethodsExpressionsOnce() {
+        String[] expressions = {"#order.id"};
+        assertThat(evaluator.parse(submit, expressions)).isSameAs(evaluator.parse(submit, expressions));
+    }
+}
