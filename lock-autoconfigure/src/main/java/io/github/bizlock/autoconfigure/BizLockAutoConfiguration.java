@@ -167,7 +167,6 @@ public final class BizLockAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        @ConditionalOnBean(BizLockDao.class)
         LeaseHousekeeper leaseHousekeeper(BizLockDao dao, LockManager manager, BizLockProperties properties) {
             BizLockProperties.Housekeeping housekeeping = properties.getHousekeeping();
             LeaseHousekeeper housekeeper =

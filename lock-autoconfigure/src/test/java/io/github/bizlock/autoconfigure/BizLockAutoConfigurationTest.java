@@ -1,0 +1,412 @@
+package io.github.bizlock.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.bizlock.LockHandle;
+import io.github.bizlock.LockLostEvent;
+import io.github.bizlock.LockMode;
+import io.github.bizlock.LockTemplate;
+import io.github.bizlock.aop.DistributedLockAdvisor;
+import io.github.bizlock.core.LockKey;
+import io.github.bizlock.core.LockManager;
+import io.github.bizlock.jdbc.BizLockDao;
+import io.github.bizlock.jdbc.LockRow;
+import io.github.bizlock.jdbc.lease.LeaseHousekeeper;
+import io.github.bizlock.jdbc.lease.LeaseLockEngine;
+import io.github.bizlock.test.TestDatabase;
+import io.github.bizlock.test.TestDatabaseExtension;
+import io.github.bizlock.test.TestDatabases;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
+import org.springframework.context.event.EventListener;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.interceptor.BeanFactoryTransactionAttributeSourceAdvisor;
+
+@ExtendWith(TestDatabaseExtension.class)
+class BizLockAutoConfigurationTest {
+
+    private ApplicationContextRunner runner;
+    private TestDatabase database;
+
+    @BeforeEach
+    void setUp(TestDatabase database) {
+        this.database = database;
+        this.runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        DataSourceAutoConfiguration.class,
+                        DataSourceTransactionManagerAutoConfiguration.class,
+                        TransactionAutoConfiguration.class,
+                        AopAutoConfiguration.class,
+                        BizLockAutoConfiguration.class))
+                .withPropertyValues(datasource(database));
+    }
+
+    static String[] datasource(TestDatabase database) {
+        return new String[] {
+            "spring.datasource.url=" + database.jdbcUrl(),
+            "spring.datasource.username=" + database.username(),
+            "spring.datasource.password=" + database.password()
+        };
+    }
+
+    private static boolean tableExists(DataSource dataSource, String table) {
+        Integer count = new JdbcTemplate(dataSource)
+                .queryForObject(
+                        "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE()"
+                                + " AND table_name = ?",
+                        Integer.class,
+                        table);
+        return count != null && count > 0;
+    }
+
+    @Test
+    void createsLockBeansAndTheLockTableWhenADataSourceIsPresent() {
+        runner.withPropertyValues("bizlock.table-name=lock_default").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context)
+                    .hasSingleBean(BizLockDao.class)
+                    .hasSingleBean(BizLockSchemaInitializer.class)
+                    .hasSingleBean(LeaseLockEngine.class)
+                    .hasSingleBean(LockManager.class)
+                    .hasSingleBean(LockTemplate.class)
+                    .hasSingleBean(LeaseHousekeeper.class)
+                    .hasSingleBean(DistributedLockAdvisor.class);
+            DataSource dataSource = context.getBean(DataSource.class);
+            assertThat(tableExists(dataSource, "lock_default")).isTrue();
+            assertThat(tableExists(dataSource, "lock_default_token_floor")).isTrue();
+            assertThat(tableExists(dataSource, "lock_default_migrations")).isTrue();
+            assertThat(tableExists(dataSource, "flyway_schema_history")).isFalse();
+            try (LockHandle lock = context.getBean(LockTemplate.class).acquire("order", "1")) {
+                assertThat(lock.isHeld()).isTrue();
+                assertThat(context.getBean(BizLockDao.class)
+                                .find(new LockKey("order", "1"))
+                                .map(LockRow::held))
+                        .contains(true);
+            }
+        });
+    }
+
+    @Test
+    void backsOffWithoutADataSource() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(BizLockAutoConfiguration.class))
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(LockTemplate.class)
+                        .doesNotHaveBean(BizLockProperties.class));
+    }
+
+    @Test
+    void turnsEverythingOffWhenDisabled() {
+        runner.withPropertyValues("bizlock.enabled=false")
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(LockTemplate.class)
+                        .doesNotHaveBean(LockManager.class)
+                        .doesNotHaveBean(BizLockDao.class)
+                        .doesNotHaveBean(BizLockSchemaInitializer.class)
+                        .doesNotHaveBean(DistributedLockAdvisor.class));
+    }
+
+    @Test
+    void backsOffWhenUserDefinesLockTemplate() {
+        runner.withPropertyValues("bizlock.table-name=lock_user_template")
+                .withUserConfiguration(UserTemplateConfiguration.class)
+                .run(context -> assertThat(context.getBean(LockTemplate.class))
+                        .isSameAs(context.getBean(UserTemplateConfiguration.class).template));
+    }
+
+    @Test
+    void backsOffWhenUserDefinesAdvisor() {
+        runner.withPropertyValues("bizlock.table-name=lock_user_advisor")
+                .withUserConfiguration(UserAdvisorConfiguration.class)
+                .run(context -> assertThat(
+                                context.getBean(DistributedLockAdvisor.class).getOrder())
+                        .isEqualTo(42));
+    }
+
+    @Test
+    void doesNotScheduleHousekeepingWhenDisabled() {
+        runner.withPropertyValues("bizlock.table-name=lock_no_housekeeping", "bizlock.housekeeping.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LeaseHousekeeper.class));
+    }
+
+    @Test
+    void withMigrationOffFailsAtStartWithTheDdlWhenTheTableIsMissing() {
+        runner.withPropertyValues("bizlock.table-name=lock_missing", "bizlock.migration.enabled=false")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .hasStackTraceContaining("bizlock.migration.enabled")
+                            .hasStackTraceContaining("CREATE TABLE lock_missing");
+                    assertThat(tableExists(database.dataSource(), "lock_missing"))
+                            .isFalse();
+                });
+    }
+
+    @Test
+    void withMigrationOffStartsWhenTheTableExists() {
+        runner.withPropertyValues("bizlock.table-name=lock_premade")
+                .run(context -> assertThat(context).hasNotFailed());
+        runner.withPropertyValues("bizlock.table-name=lock_premade", "bizlock.migration.enabled=false")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    context.getBean(LockTemplate.class).execute("job", "nightly", () -> null);
+                });
+    }
+
+    @Test
+    void rejectsATableNameThatIsNotAPlainIdentifier() {
+        runner.withPropertyValues("bizlock.table-name=biz_lock; DROP TABLE x").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("not a plain SQL identifier");
+        });
+    }
+
+    @Test
+    void rejectsANegativeWaitTime() {
+        runner.withPropertyValues("bizlock.wait-time=-1s").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .hasMessageContaining("bizlock.wait-time must not be negative");
+        });
+    }
+
+    @Test
+    void appliesInstanceIdLeaseTimeAndModeProperties() {
+        runner.withPropertyValues(
+                        "bizlock.table-name=lock_props",
+                        "bizlock.instance-id=billing-7",
+                        "bizlock.lease-time=45s",
+                        "bizlock.mode=lease",
+                        "bizlock.wait-time=250ms",
+                        "bizlock.backoff.initial=1ms",
+                        "bizlock.backoff.max=20ms",
+                        "bizlock.watchdog-lease=12s",
+                        "bizlock.fair=true")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    LockManager manager = context.getBean(LockManager.class);
+                    assertThat(manager.instanceId()).isEqualTo("billing-7");
+                    assertThat(manager.modes()).containsExactly(LockMode.LEASE);
+                    BizLockDao dao = context.getBean(BizLockDao.class);
+                    try (LockHandle ignored =
+                            context.getBean(LockTemplate.class).acquire("invoice", "9")) {
+                        LockRow row = dao.find(new LockKey("invoice", "9")).orElseThrow();
+                        assertThat(row.owner()).isEqualTo("billing-7");
+                        assertThat(Duration.between(row.acquiredAt(), row.expiresAt()))
+                                .isEqualTo(Duration.ofSeconds(45));
+                    }
+                    BizLockProperties properties = context.getBean(BizLockProperties.class);
+                    assertThat(properties.getWaitTime()).isEqualTo(Duration.ofMillis(250));
+                    assertThat(properties.getBackoff().getMax()).isEqualTo(Duration.ofMillis(20));
+                });
+    }
+
+    @Test
+    void usesTheDataSourceNamedInTheProperty() {
+        try (TestDatabase other = TestDatabases.create()) {
+            runner.withUserConfiguration(TwoDataSources.class)
+                    .withPropertyValues(
+                            "other.url=" + other.jdbcUrl(),
+                            "bizlock.datasource=otherDataSource",
+                            "bizlock.table-name=lock_named")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        assertThat(tableExists(other.dataSource(), "lock_named"))
+                                .isTrue();
+                        assertThat(tableExists(database.dataSource(), "lock_named"))
+                                .isFalse();
+                    });
+        }
+    }
+
+    @Test
+    void usesTheDataSourceMarkedWithTheQualifier() {
+        try (TestDatabase other = TestDatabases.create()) {
+            runner.withUserConfiguration(TwoDataSources.class, QualifiedDataSource.class)
+                    .withPropertyValues("other.url=" + other.jdbcUrl(), "bizlock.table-name=lock_qualified")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        assertThat(tableExists(other.dataSource(), "lock_qualified"))
+                                .isTrue();
+                        assertThat(tableExists(database.dataSource(), "lock_qualified"))
+                                .isFalse();
+                    });
+        }
+    }
+
+    @Test
+    void failsNamingTheBeansWhenSeveralDataSourcesAndNoneIsChosen() {
+        runner.withUserConfiguration(TwoUnrankedDataSources.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .hasMessageContaining("bizlock.datasource")
+                    .hasMessageContaining("firstDataSource")
+                    .hasMessageContaining("secondDataSource");
+        });
+    }
+
+    @Test
+    void coexistsWithTheApplicationsOwnFlywayMigrations() {
+        try (TestDatabase fresh = TestDatabases.create()) {
+            new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(
+                            DataSourceAutoConfiguration.class,
+                            DataSourceTransactionManagerAutoConfiguration.class,
+                            TransactionAutoConfiguration.class,
+                            FlywayAutoConfiguration.class,
+                            BizLockAutoConfiguration.class))
+                    .withPropertyValues(datasource(fresh))
+                    .withPropertyValues("spring.flyway.locations=classpath:db/testapp")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        DataSource dataSource = context.getBean(DataSource.class);
+                        assertThat(tableExists(dataSource, "flyway_schema_history"))
+                                .isTrue();
+                        assertThat(tableExists(dataSource, "app_order")).isTrue();
+                        assertThat(tableExists(dataSource, "biz_lock")).isTrue();
+                        assertThat(tableExists(dataSource, "biz_lock_migrations"))
+                                .isTrue();
+                        Integer appMigrations = new JdbcTemplate(dataSource)
+                                .queryForObject(
+                                        "SELECT COUNT(*) FROM flyway_schema_history WHERE success = 1", Integer.class);
+                        assertThat(appMigrations).isEqualTo(1);
+                    });
+        }
+    }
+
+    @Test
+    void putsTheAdvisorOutsideTheTransactionAdvisor() {
+        runner.withPropertyValues("bizlock.table-name=lock_order").run(context -> {
+            int lockOrder = context.getBean(DistributedLockAdvisor.class).getOrder();
+            int transactionOrder = context.getBean(BeanFactoryTransactionAttributeSourceAdvisor.class)
+                    .getOrder();
+            assertThat(lockOrder).isLessThan(transactionOrder);
+        });
+        runner.withPropertyValues("bizlock.table-name=lock_order", "bizlock.advisor-order=7")
+                .run(context -> assertThat(
+                                context.getBean(DistributedLockAdvisor.class).getOrder())
+                        .isEqualTo(7));
+    }
+
+    @Test
+    void publishesLostLocksAsApplicationEvents() {
+        runner.withPropertyValues("bizlock.table-name=lock_events", "bizlock.lease-time=1s")
+                .withUserConfiguration(LostLocks.class)
+                .run(context -> {
+                    LockTemplate template = context.getBean(LockTemplate.class);
+                    LockHandle lock = template.acquire("report", "daily");
+                    // Another owner takes the row over: the database no longer holds it for us at unlock.
+                    new JdbcTemplate(context.getBean(DataSource.class))
+                            .update("UPDATE lock_events SET owner_id = 'someone-else' WHERE biz_type = 'report'");
+                    org.assertj.core.api.Assertions.assertThatThrownBy(lock::unlock)
+                            .isInstanceOf(io.github.bizlock.LockLostException.class);
+                    assertThat(context.getBean(LostLocks.class).events)
+                            .singleElement()
+                            .extracting(LockLostEvent::key)
+                            .isEqualTo("daily");
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserTemplateConfiguration {
+
+        LockTemplate template;
+
+        @Bean
+        LockTemplate userLockTemplate(LockManager manager) {
+            template = new LockTemplate(manager, LockMode.LEASE, Duration.ofSeconds(1), null);
+            return template;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserAdvisorConfiguration {
+
+        @Bean
+        static DistributedLockAdvisor userAdvisor() {
+            return new DistributedLockAdvisor(
+                    () -> {
+                        throw new IllegalStateException("unused");
+                    },
+                    null,
+                    42);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TwoDataSources {
+
+        @Bean
+        @Primary
+        DataSource dataSource(org.springframework.core.env.Environment env) {
+            return hikari(env.getRequiredProperty("spring.datasource.url"), env);
+        }
+
+        @Bean
+        DataSource otherDataSource(org.springframework.core.env.Environment env) {
+            return hikari(env.getRequiredProperty("other.url"), env);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class QualifiedDataSource {
+
+        @Bean
+        @BizLockDataSource
+        DataSource lockDataSource(org.springframework.core.env.Environment env) {
+            return hikari(env.getRequiredProperty("other.url"), env);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TwoUnrankedDataSources {
+
+        @Bean
+        DataSource firstDataSource(org.springframework.core.env.Environment env) {
+            return hikari(env.getRequiredProperty("spring.datasource.url"), env);
+        }
+
+        @Bean
+        DataSource secondDataSource(org.springframework.core.env.Environment env) {
+            return hikari(env.getRequiredProperty("spring.datasource.url"), env);
+        }
+    }
+
+    static class LostLocks {
+
+        final List<LockLostEvent> events = new CopyOnWriteArrayList<>();
+
+        @EventListener
+        void on(LockLostEvent event) {
+            events.add(event);
+        }
+    }
+
+    static HikariDataSource hikari(String url, org.springframework.core.env.Environment env) {
+        HikariDataSource dataSource = new HikariDataSource();
+        dataSource.setJdbcUrl(url);
+        dataSource.setUsername(env.getProperty("spring.datasource.username"));
+        dataSource.setPassword(env.getProperty("spring.datasource.password"));
+        return dataSource;
+    }
+}
