@@ -1,0 +1,59 @@
+package io.github.bizlock.sample.inventory;
+
+import java.time.Duration;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+@RestController
+@RequestMapping("/inventory")
+public class InventoryController {
+
+    private final InventoryService inventory;
+
+    public InventoryController(InventoryService inventory) {
+        this.inventory = inventory;
+    }
+
+    @PutMapping("/{sku}")
+    public StockReport reset(@PathVariable String sku, @RequestParam int stock) {
+        inventory.reset(sku, stock);
+        return inventory.report(sku);
+    }
+
+    @GetMapping("/{sku}")
+    public StockReport report(@PathVariable String sku) {
+        return inventory.report(sku);
+    }
+
+    @PostMapping("/{sku}/reserve")
+    public ResponseEntity<Reservation> reserve(
+            @PathVariable String sku, @RequestParam(defaultValue = "1") int quantity) {
+        return answer(inventory.reserve(sku, quantity));
+    }
+
+    @PostMapping("/{sku}/reserve-unprotected")
+    public ResponseEntity<Reservation> reserveUnprotected(
+            @PathVariable String sku, @RequestParam(defaultValue = "1") int quantity) {
+        return answer(inventory.reserveUnprotected(sku, quantity));
+    }
+
+    @PostMapping("/{sku}/restock")
+    public int restock(
+            @PathVariable String sku,
+            @RequestParam(defaultValue = "10") int quantity,
+            @RequestParam(defaultValue = "0ms") Duration pause) {
+        return inventory.restock(sku, quantity, pause);
+    }
+
+    private static ResponseEntity<Reservation> answer(Reservation reservation) {
+        return ResponseEntity.status(reservation.accepted() ? HttpStatus.OK : HttpStatus.CONFLICT)
+                .body(reservation);
+    }
+}

@@ -1,0 +1,236 @@
+package io.github.bizlock.sample;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.bizlock.sample.inventory.InventoryService;
+import io.github.bizlock.sample.inventory.StaleLockHolderException;
+import io.github.bizlock.sample.inventory.StockReport;
+import io.github.bizlock.sample.job.InventoryReportJob;
+import io.github.bizlock.sample.order.OrderReceipt;
+import io.github.bizlock.sample.order.OrderRequest;
+import io.github.bizlock.sample.order.OrderService;
+import io.github.bizlock.sample.product.ProductCatalog;
+import io.github.bizlock.sample.reference.ReferenceDataSeeder;
+import io.github.bizlock.test.TestDatabase;
+import io.github.bizlock.test.TestDatabases;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.IntFunction;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * Each problem of the sample, under concurrency, on a real database; a second replica (another application context on
+ * the same database, with its own lock manager) plays the other server where the problem spans replicas.
+ */
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {"sample.embedded-db.enabled=false", "sample.work=10ms", "sample.job.period=1s"})
+class SampleGuaranteesTest {
+
+    static final TestDatabase DATABASE = TestDatabases.create();
+    static ConfigurableApplicationContext secondReplica;
+
+    @Autowired
+    OrderService orders;
+
+    @Autowired
+    InventoryService inventory;
+
+    @Autowired
+    ProductCatalog catalog;
+
+    @Autowired
+    ReferenceDataSeeder seeder;
+
+    @Autowired
+    InventoryReportJob job;
+
+    @Autowired
+    JdbcTemplate jdbc;
+
+    @LocalServerPort
+    int port;
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        registry.add("spring.datasource.url", DATABASE::jdbcUrl);
+        registry.add("spring.datasource.username", DATABASE::username);
+        registry.add("spring.datasource.password", DATABASE::password);
+    }
+
+    @BeforeAll
+    static void startSecondReplica() {
+        secondReplica = new SpringApplicationBuilder(SampleApplication.class)
+                .properties(
+                        "server.port=0",
+                        "sample.instance-name=second-replica",
+                        "sample.embedded-db.enabled=false",
+                        "sample.work=10ms",
+                        "sample.job.period=1s",
+                        "spring.datasource.url=" + DATABASE.jdbcUrl(),
+                        "spring.datasource.username=" + DATABASE.username(),
+                        "spring.datasource.password=" + DATABASE.password())
+                .run();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (secondReplica != null) {
+            secondReplica.close();
+        }
+        DATABASE.close();
+    }
+
+    @Test
+    void aRequestSubmittedManyTimesAtOnceCreatesOneOrder() throws Exception {
+        OrderService other = secondReplica.getBean(OrderService.class);
+        OrderRequest request = new OrderRequest("req-" + System.nanoTime(), "PHONE", 1);
+
+        List<OrderReceipt> receipts = concurrently(12, i -> () -> (i % 2 == 0 ? orders : other).submit(request));
+
+        assertThat(orders.countOrders(request.requestId())).isEqualTo(1);
+        assertThat(receipts).filteredOn(OrderReceipt::created).hasSize(1);
+        assertThat(receipts)
+                .extracting(OrderReceipt::orderId)
+                .containsOnly(receipts.get(0).orderId());
+    }
+
+    @Test
+    void tripleSubmitOverHttpCreatesOneOrder() throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        String requestId = "http-" + System.nanoTime();
+        HttpRequest post = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/orders"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"requestId\":\"" + requestId + "\",\"sku\":\"PHONE\",\"quantity\":1}"))
+                .build();
+
+        List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            calls.add(http.sendAsync(post, HttpResponse.BodyHandlers.ofString()));
+        }
+        for (CompletableFuture<HttpResponse<String>> call : calls) {
+            assertThat(call.get().statusCode()).isEqualTo(200);
+        }
+
+        assertThat(orders.countOrders(requestId)).isEqualTo(1);
+    }
+
+    @Test
+    void protectedReservationsNeverOversell() throws Exception {
+        InventoryService other = secondReplica.getBean(InventoryService.class);
+        inventory.reset("SKU-LOCKED", 50);
+
+        concurrently(200, i -> () -> (i % 2 == 0 ? inventory : other).reserve("SKU-LOCKED", 1));
+
+        StockReport report = inventory.report("SKU-LOCKED");
+        assertThat(report.oversold()).isZero();
+        assertThat(report.reserved()).isEqualTo(50);
+        assertThat(report.stockLeft()).isZero();
+    }
+
+    @Test
+    void unprotectedReservationsOversell() throws Exception {
+        inventory.reset("SKU-UNLOCKED", 50);
+
+        concurrently(200, i -> () -> inventory.reserveUnprotected("SKU-UNLOCKED", 1));
+
+        // Proves the probe can fail: without the lock, requests read the same stock and sell it twice.
+        StockReport report = inventory.report("SKU-UNLOCKED");
+        assertThat(report.oversold()).isPositive();
+        assertThat(report.stockLeft() + report.reserved()).isGreaterThan(report.initialStock());
+    }
+
+    @Test
+    void concurrentCacheMissesLoadTheProductOnce() throws Exception {
+        catalog.evictAll();
+        int before = loads(2);
+
+        concurrently(16, i -> () -> catalog.find(2));
+
+        assertThat(loads(2)).isEqualTo(before + 1);
+    }
+
+    @Test
+    void referenceDataIsSeededOnceByTwoReplicas() {
+        assertThat(seeder.seedRuns()).isEqualTo(1);
+        assertThat(seeder.seedIfEmpty()).isFalse();
+        assertThat(secondReplica.getBean(ReferenceDataSeeder.class).seedIfEmpty())
+                .isFalse();
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM reference_data", Integer.class))
+                .isEqualTo(3);
+    }
+
+    @Test
+    void theScheduledJobRunsOncePerTickAcrossReplicas() throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (job.ticksRun() < 4 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertThat(job.ticksRun()).isGreaterThanOrEqualTo(4);
+        assertThat(job.maxRunsPerTick()).isEqualTo(1);
+        assertThat(jdbc.queryForList("SELECT DISTINCT instance FROM job_runs", String.class))
+                .isNotEmpty();
+    }
+
+    @Test
+    void aStaleLockHolderCannotOverwriteTheNextHoldersWrite() throws Exception {
+        InventoryService other = secondReplica.getBean(InventoryService.class);
+        inventory.reset("SKU-FENCED", 5);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            // The first holder stalls for 3 s with a 2 s lease; the second replica gets the lock when the lease ends.
+            Future<Integer> stale = pool.submit(() -> inventory.restock("SKU-FENCED", 100, Duration.ofSeconds(3)));
+            Thread.sleep(300);
+            int afterFresh = other.restock("SKU-FENCED", 10, Duration.ZERO);
+
+            assertThat(afterFresh).isEqualTo(15);
+            assertThatThrownBy(stale::get).hasCauseInstanceOf(StaleLockHolderException.class);
+            assertThat(inventory.report("SKU-FENCED").stockLeft()).isEqualTo(15);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private int loads(long productId) {
+        return jdbc.queryForObject("SELECT loads FROM products WHERE id = ?", Integer.class, productId);
+    }
+
+    private static <T> List<T> concurrently(int tasks, IntFunction<Callable<T>> task) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        try {
+            List<Future<T>> futures = new ArrayList<>();
+            for (int i = 0; i < tasks; i++) {
+                futures.add(pool.submit(task.apply(i)));
+            }
+            List<T> results = new ArrayList<>();
+            for (Future<T> future : futures) {
+                results.add(future.get());
+            }
+            return results;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}
