@@ -15,6 +15,17 @@ public interface LockEngine {
     LockMode mode();
 
     /**
+     * Whether the database keeps this engine's locks for as long as a session (connection) lives, rather than for a
+     * lease. Such locks have no fixed lease: the lock manager ignores a fixed lease time for them, grants them the
+     * watchdog's lease and has the watchdog call {@link #renew} as a heartbeat every third of it, so a lock whose
+     * session died is reported lost within one heartbeat. Their grants' {@link Grant#sentNanos()} is when the session
+     * last answered.
+     */
+    default boolean heldBySession() {
+        return false;
+    }
+
+    /**
      * Takes the lock, waiting until {@code deadlineNanos} ({@link System#nanoTime()}) while it is held elsewhere.
      *
      * @param lease how long the lock lasts without renewal

@@ -116,12 +116,14 @@ public final class LockManager implements AutoCloseable {
                 return Optional.empty();
             }
             try {
-                Grant grant = engine.acquire(key, lease != null ? lease : watchdogLease, deadline);
+                // Session-held locks ignore a fixed lease: they last while their session does, checked by heartbeats.
+                boolean renewed = lease == null || engine.heldBySession();
+                Grant grant = engine.acquire(key, renewed ? watchdogLease : lease, deadline);
                 if (grant == null) {
                     gate.local.unlock();
                     return Optional.empty();
                 }
-                HeldLease held = new HeldLease(grant, engine, lease == null, Thread.currentThread());
+                HeldLease held = new HeldLease(grant, engine, renewed, Thread.currentThread());
                 if (Thread.interrupted()) {
                     // Interrupted while the database granted it: give it back, so an interrupted wait holds nothing.
                     engine.release(grant);

@@ -1,5 +1,6 @@
 package io.github.bizlock.jdbc;
 
+import io.github.bizlock.LockMode;
 import io.github.bizlock.core.LockKey;
 import io.github.bizlock.jdbc.dialect.Dialect;
 import java.nio.charset.StandardCharsets;
@@ -97,6 +98,31 @@ public final class BizLockDao {
     }
 
     /**
+     * Issues the next fencing token of a ROW or NAMED lock in a transaction of its own, so it stays issued whatever
+     * becomes of the lock's session or the caller's transaction.
+     *
+     * @return the token, above every token issued for this lock and mode before
+     */
+    public long issueToken(LockKey key, LockMode mode) {
+        return write(() -> updateReturningToken(dialect.issueToken(), key.name(), key.key(), mode.name()))
+                .orElseThrow(() -> missingFloor());
+    }
+
+    /** The last fencing token issued for a ROW or NAMED lock, if any was. */
+    public OptionalLong lastToken(LockKey key, LockMode mode) {
+        List<Long> tokens = guarded(() -> jdbc.queryForList(
+                dialect.lastToken(), Long.class, bytes(key.name()), bytes(key.key()), bytes(mode.name())));
+        return tokens.isEmpty() ? OptionalLong.empty() : OptionalLong.of(tokens.get(0));
+    }
+
+    /** The error for a token floor row that is gone, with the statement that restores it. */
+    public IllegalStateException missingFloor() {
+        return new IllegalStateException("The row of " + table + "_token_floor is missing, so no fencing token"
+                + " can be issued; restore it with: INSERT INTO " + table
+                + "_token_floor (id, floor_token) VALUES (1, <a value above every token ever issued>)");
+    }
+
+    /**
      * Extends the lease of locks this owner holds.
      *
      * @return the tokens (by key) that this owner no longer holds
@@ -191,7 +217,8 @@ public final class BizLockDao {
                     return statement;
                 },
                 (PreparedStatement statement) -> {
-                    if (statement.executeUpdate() != 1) {
+                    // 1 for an insert or update; 2 for the update branch of INSERT ... ON DUPLICATE KEY UPDATE.
+                    if (statement.executeUpdate() == 0) {
                         return OptionalLong.empty();
                     }
                     try (ResultSet keys = statement.getGeneratedKeys()) {

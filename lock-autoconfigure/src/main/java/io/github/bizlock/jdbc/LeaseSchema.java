@@ -4,8 +4,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
-/** The lease table's DDL, as shipped in the Flyway migrations, for error messages and manual setup. */
+/** The lock tables' DDL, as shipped in the Flyway migrations, for error messages and manual setup. */
 public final class LeaseSchema {
 
     /** Where the Flyway migrations live on the classpath. */
@@ -14,18 +15,27 @@ public final class LeaseSchema {
     /** The Flyway placeholder that the table name replaces. */
     public static final String TABLE_PLACEHOLDER = "bizlock_table";
 
-    private static final String V1 = "db/bizlock/migration/V1__create_biz_lock.sql";
+    private static final List<String> MIGRATIONS =
+            List.of("db/bizlock/migration/V1__create_biz_lock.sql", "db/bizlock/migration/V2__row_and_named.sql");
 
     private LeaseSchema() {}
 
-    /** The DDL that creates the lock tables under the given name. */
+    /** The DDL that creates the lock tables under the given name: every migration, in order. */
     public static String ddl(String tableName) {
-        try (InputStream in = LeaseSchema.class.getClassLoader().getResourceAsStream(V1)) {
+        String table = TableName.validate(tableName);
+        StringBuilder ddl = new StringBuilder();
+        for (String migration : MIGRATIONS) {
+            ddl.append(read(migration).replace("${" + TABLE_PLACEHOLDER + "}", table));
+        }
+        return ddl.toString();
+    }
+
+    private static String read(String resource) {
+        try (InputStream in = LeaseSchema.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IllegalStateException(V1 + " is missing from the classpath");
+                throw new IllegalStateException(resource + " is missing from the classpath");
             }
-            String sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            return sql.replace("${" + TABLE_PLACEHOLDER + "}", TableName.validate(tableName));
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }

@@ -2,6 +2,7 @@ package io.github.bizlock.jdbc.dialect;
 
 import io.github.bizlock.jdbc.TableName;
 import java.util.Collections;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The SQL of one server family. MySQL 8 and MariaDB run the lease statements alike; they differ in version limits
@@ -162,6 +163,109 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
                 SELECT (SELECT COUNT(*) FROM ${table} WHERE 1 = 0)
                      + (SELECT COUNT(*) FROM ${table}_token_floor WHERE id = 1)
                 """);
+    }
+
+    /**
+     * Issues the next fencing token of a ROW or NAMED lock in a statement that commits on its own: one above the last
+     * one, or above the token floor for a lock never taken; parameters type, id, mode. The token is the generated key.
+     */
+    public String issueToken() {
+        return sql("""
+                INSERT INTO ${table}_token (biz_type, biz_id, lock_mode, last_token, modified_at)
+                SELECT ?, ?, ?,
+                       LAST_INSERT_ID(f.floor_token + 1),
+                       UTC_TIMESTAMP(6)
+                  FROM ${table}_token_floor f
+                 WHERE f.id = 1
+                  LOCK IN SHARE MODE
+                    ON DUPLICATE KEY UPDATE
+                       last_token  = LAST_INSERT_ID(last_token + 1),
+                       modified_at = UTC_TIMESTAMP(6)
+                """);
+    }
+
+    /** The last fencing token issued for a ROW or NAMED lock; parameters type, id, mode. */
+    public String lastToken() {
+        return sql("""
+                SELECT last_token
+                  FROM ${table}_token
+                 WHERE biz_type = ?
+                   AND biz_id = ?
+                   AND lock_mode = ?
+                """);
+    }
+
+    /** Creates a ROW lock's row if it is missing; parameters type, id. */
+    public String createLockRow() {
+        return sql("""
+                INSERT IGNORE INTO ${table}_row (biz_type, biz_id, created_at)
+                VALUES (?, ?, UTC_TIMESTAMP(6))
+                """);
+    }
+
+    /**
+     * Locks a ROW lock's row, failing at once if another session holds it; parameters type, id. Selects the
+     * connection id, so the caller can check that the session is the one it opened.
+     */
+    public String lockRowNowait() {
+        return sql("""
+                SELECT CONNECTION_ID()
+                  FROM ${table}_row
+                 WHERE biz_type = ?
+                   AND biz_id = ?
+                   FOR UPDATE NOWAIT
+                """);
+    }
+
+    /**
+     * Locks a ROW lock's row, waiting up to {@code seconds} (at least 1) for another session to release it, or to
+     * the session's {@code innodb_lock_wait_timeout} where {@link #rowLockWaitTimeout()} sets it; parameters type,
+     * id. Selects the connection id.
+     */
+    public String lockRow(long seconds) {
+        return sql("""
+                SELECT CONNECTION_ID()
+                  FROM ${table}_row
+                 WHERE biz_type = ?
+                   AND biz_id = ?
+                   FOR UPDATE
+                """);
+    }
+
+    /**
+     * Sets the session's row-lock wait in whole seconds before {@link #lockRow}, or {@code null} if the statement
+     * carries its own wait; parameter: seconds.
+     */
+    public @Nullable String rowLockWaitTimeout() {
+        return "SET SESSION innodb_lock_wait_timeout = ?";
+    }
+
+    /** The vendor error code of a {@link #lockRowNowait()} that found the row locked. */
+    public abstract int nowaitErrorCode();
+
+    /** Takes a named lock, waiting up to whole seconds; parameters name, seconds. Also selects the connection id. */
+    public String getLock() {
+        return "SELECT GET_LOCK(?, ?), CONNECTION_ID()";
+    }
+
+    /** Releases a named lock: 1 if this session held it, 0 if another does, NULL if nobody; parameter name. */
+    public String releaseLock() {
+        return "SELECT RELEASE_LOCK(?)";
+    }
+
+    /** Whether this session holds a named lock (1), or not (0 or NULL); parameter name. */
+    public String holdsLock() {
+        return "SELECT IS_USED_LOCK(?) = CONNECTION_ID()";
+    }
+
+    /** This session's connection id. */
+    public String connectionId() {
+        return "SELECT CONNECTION_ID()";
+    }
+
+    /** Ends the statement running on another session; the connection id is a number put into the text. */
+    public String killQuery(long connectionId) {
+        return "KILL QUERY " + connectionId;
     }
 
     /** The database's clock, for tests and diagnostics. */

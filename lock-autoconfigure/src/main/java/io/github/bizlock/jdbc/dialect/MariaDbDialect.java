@@ -1,5 +1,7 @@
 package io.github.bizlock.jdbc.dialect;
 
+import org.jspecify.annotations.Nullable;
+
 /** MariaDB 10.6 and later. */
 public final class MariaDbDialect extends Dialect {
 
@@ -10,5 +12,28 @@ public final class MariaDbDialect extends Dialect {
     @Override
     public String product() {
         return "MariaDB";
+    }
+
+    /** A failed {@code NOWAIT} is a lock wait timeout on MariaDB. */
+    @Override
+    public int nowaitErrorCode() {
+        return 1205;
+    }
+
+    /** MariaDB takes the wait in the statement ({@code WAIT n}, since 10.3), so no session variable is set. */
+    @Override
+    public String lockRow(long seconds) {
+        return sql("""
+                SELECT CONNECTION_ID()
+                  FROM ${table}_row
+                 WHERE biz_type = ?
+                   AND biz_id = ?
+                   FOR UPDATE WAIT %d
+                """.formatted(seconds));
+    }
+
+    @Override
+    public @Nullable String rowLockWaitTimeout() {
+        return null;
     }
 }

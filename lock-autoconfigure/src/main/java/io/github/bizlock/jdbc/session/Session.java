@@ -1,0 +1,58 @@
+package io.github.bizlock.jdbc.session;
+
+import java.sql.Connection;
+
+/**
+ * One connection of a {@link SessionPool}, with the server's id for it. While it holds a lock, the lock's holder
+ * thread releases through it and the watchdog's heartbeat checks it, each under this object's monitor.
+ */
+public final class Session {
+
+    private final Connection connection;
+    private final long connectionId;
+    private long lockWaitSeconds = -1;
+    private boolean done;
+    long idleSinceNanos;
+
+    Session(Connection connection, long connectionId) {
+        this.connection = connection;
+        this.connectionId = connectionId;
+    }
+
+    public Connection connection() {
+        return connection;
+    }
+
+    /** {@code CONNECTION_ID()} when the connection was opened; a different value later means another session. */
+    public long connectionId() {
+        return connectionId;
+    }
+
+    /** The session's {@code innodb_lock_wait_timeout} as last set through it, or -1 if never set. */
+    public long lockWaitSeconds() {
+        return lockWaitSeconds;
+    }
+
+    public void lockWaitSeconds(long seconds) {
+        this.lockWaitSeconds = seconds;
+    }
+
+    /** Whether the lock held on this session was released: heartbeats must leave it alone. Guarded by this. */
+    public boolean isDone() {
+        return done;
+    }
+
+    /** Marks the lock held on this session released. Guarded by this. */
+    public void markDone() {
+        this.done = true;
+    }
+
+    void reset() {
+        this.done = false;
+    }
+
+    @Override
+    public String toString() {
+        return "Session[connection id " + connectionId + "]";
+    }
+}
