@@ -1,0 +1,99 @@
+package io.github.bizlock.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.json.JsonParserFactory;
+
+/** The generated metadata that IDEs complete {@code bizlock.*} properties from, and the README's table of them. */
+class ConfigurationMetadataTest {
+
+    private static final List<String> PROPERTIES = List.of(
+            "bizlock.advisor-order",
+            "bizlock.backoff.initial",
+            "bizlock.backoff.max",
+            "bizlock.datasource",
+            "bizlock.enabled",
+            "bizlock.fair",
+            "bizlock.housekeeping.batch-size",
+            "bizlock.housekeeping.enabled",
+            "bizlock.housekeeping.interval",
+            "bizlock.housekeeping.retention",
+            "bizlock.instance-id",
+            "bizlock.lease-time",
+            "bizlock.migration.enabled",
+            "bizlock.mode",
+            "bizlock.table-name",
+            "bizlock.wait-time",
+            "bizlock.watchdog-lease");
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> metadata() throws IOException {
+        try (InputStream in = ConfigurationMetadataTest.class
+                .getClassLoader()
+                .getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+            assertThat(in).as("generated metadata").isNotNull();
+            return JsonParserFactory.getJsonParser().parseMap(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> list(Map<String, Object> metadata, String name) {
+        return (List<Map<String, Object>>) metadata.get(name);
+    }
+
+    @Test
+    void listsEveryPropertyWithAOneSentenceDescription() throws IOException {
+        List<Map<String, Object>> properties = list(metadata(), "properties");
+        assertThat(properties)
+                .extracting(property -> property.get("name"))
+                .containsExactlyInAnyOrderElementsOf(PROPERTIES);
+        assertThat(properties)
+                .allSatisfy(property -> assertThat((String) property.get("description"))
+                        .as("description of %s", property.get("name"))
+                        .isNotBlank()
+                        .endsWith(".")
+                        .doesNotContain("{@"));
+    }
+
+    @Test
+    void givesDefaultsOfPropertiesThatHaveOne() throws IOException {
+        Map<Object, Object> defaults = new java.util.HashMap<>();
+        list(metadata(), "properties")
+                .forEach(property -> defaults.put(property.get("name"), property.get("defaultValue")));
+        assertThat(defaults)
+                .containsEntry("bizlock.enabled", true)
+                .containsEntry("bizlock.mode", "lease")
+                .containsEntry("bizlock.table-name", "biz_lock")
+                .containsEntry("bizlock.migration.enabled", true)
+                .containsEntry("bizlock.advisor-order", 2147483547);
+        assertThat(BizLockProperties.DEFAULT_ADVISOR_ORDER).isEqualTo(2147483547);
+    }
+
+    @Test
+    void hintsTheModesSoIdesCompleteThem() throws IOException {
+        Map<String, Object> modeHint = list(metadata(), "hints").stream()
+                .filter(hint -> "bizlock.mode".equals(hint.get("name")))
+                .findFirst()
+                .orElseThrow();
+        assertThat(list(modeHint, "values"))
+                .extracting(value -> value.get("value"))
+                .containsExactly("lease", "row", "named");
+    }
+
+    @Test
+    void readmeDocumentsEveryProperty() throws IOException {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        assertThat(readme).contains("## Configuration");
+        for (String property : PROPERTIES) {
+            assertThat(readme).as("README documents " + property).contains("`" + property + "`");
+        }
+    }
+}
