@@ -31,6 +31,16 @@ public class OrderService {
     @DistributedLock(name = "order-submit", key = "#request.requestId", waitTime = "10s")
     @Transactional
     public OrderReceipt submit(OrderRequest request) {
+        return createUnlessExists(request);
+    }
+
+    /** The same without a lock: submits that arrive together all find no order and all create one. */
+    @Transactional
+    public OrderReceipt submitUnprotected(OrderRequest request) {
+        return createUnlessExists(request);
+    }
+
+    private OrderReceipt createUnlessExists(OrderRequest request) {
         List<Long> existing =
                 jdbc.queryForList("SELECT id FROM orders WHERE request_id = ?", Long.class, request.requestId());
         if (!existing.isEmpty()) {
@@ -57,6 +67,14 @@ public class OrderService {
     public int countOrders(String requestId) {
         Integer count =
                 jdbc.queryForObject("SELECT COUNT(*) FROM orders WHERE request_id = ?", Integer.class, requestId);
+        return count == null ? 0 : count;
+    }
+
+    /** Orders beyond the first for request ids starting with {@code prefix} (0 is right). */
+    public int extraOrders(String prefix) {
+        Integer count = jdbc.queryForObject(
+                "SELECT COUNT(*) - COUNT(DISTINCT request_id) FROM orders WHERE request_id LIKE CONCAT(?, '%')",
+                Integer.class, prefix);
         return count == null ? 0 : count;
     }
 
