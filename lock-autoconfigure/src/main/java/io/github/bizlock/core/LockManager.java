@@ -207,9 +207,22 @@ public final class LockManager implements AutoCloseable {
         return watchdog.size();
     }
 
+    /**
+     * Stops the scheduler and closes the engines that hold resources: ROW and NAMED close their sessions, so the server
+     * frees the locks still held through them.
+     */
     @Override
     public void close() {
         scheduler.shutdownNow();
+        for (LockEngine engine : engines.values()) {
+            if (engine instanceof AutoCloseable closeable) {
+                try {
+                    closeable.close();
+                } catch (Exception ex) {
+                    log.warn("bizlock could not close the {} engine", engine.mode(), ex);
+                }
+            }
+        }
     }
 
     private LockEngine engine(LockMode mode) {

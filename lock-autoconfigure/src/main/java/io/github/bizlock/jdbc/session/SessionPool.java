@@ -65,6 +65,7 @@ public final class SessionPool implements AutoCloseable {
     private final Setup setup;
     private final Semaphore permits;
     private final Deque<Session> idle = new ConcurrentLinkedDeque<>();
+    private final Set<Session> lent = ConcurrentHashMap.newKeySet();
     private final Set<Watch> watches = ConcurrentHashMap.newKeySet();
     private final Thread canceller;
     private final Object controlLock = new Object();
@@ -121,11 +122,14 @@ public final class SessionPool implements AutoCloseable {
             while ((session = idle.pollFirst()) != null) {
                 if (System.nanoTime() - session.idleSinceNanos < VALIDATE_AFTER_IDLE_NANOS || isValid(session)) {
                     session.reset();
+                    lent.add(session);
                     return session;
                 }
                 closeQuietly(session.connection());
             }
-            return open();
+            session = open();
+            lent.add(session);
+            return session;
         } catch (RuntimeException | Error ex) {
             permits.release();
             throw ex;
@@ -134,6 +138,7 @@ public final class SessionPool implements AutoCloseable {
 
     /** Takes back a healthy session that holds nothing, for reuse. */
     public void giveBack(Session session) {
+        lent.remove(session);
         session.idleSinceNanos = System.nanoTime();
         if (closed) {
             closeQuietly(session.connection());
@@ -145,6 +150,7 @@ public final class SessionPool implements AutoCloseable {
 
     /** Closes a session that died or is in an unknown state; the server frees whatever it held. */
     public void discard(Session session) {
+        lent.remove(session);
         closeQuietly(session.connection());
         permits.release();
     }
@@ -298,7 +304,10 @@ public final class SessionPool implements AutoCloseable {
         }
     }
 
-    /** Closes idle sessions and the kill connection; sessions still held are closed when given back. */
+    /**
+     * Closes every session, idle or holding a lock (the server frees the locks of closed sessions), and the kill
+     * connection.
+     */
     @Override
     public void close() {
         closed = true;
@@ -306,6 +315,9 @@ public final class SessionPool implements AutoCloseable {
         Session session;
         while ((session = idle.pollFirst()) != null) {
             closeQuietly(session.connection());
+        }
+        for (Session held : lent) {
+            closeQuietly(held.connection());
         }
         synchronized (controlLock) {
             if (control != null) {

@@ -1,5 +1,6 @@
 package io.github.bizlock.jdbc.session;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
@@ -40,16 +41,38 @@ public final class SessionLocks implements AutoCloseable {
 
     public static SessionLocks open(LockMode mode, BizLockDao dao, DataSource sessions, int maxSessions) {
         String owner = InstanceId.generate();
-        LockEngine engine = switch (mode) {
-            case NAMED -> new NamedLockEngine(dao, sessions, maxSessions, owner);
-            case ROW -> new RowLockEngine(dao, sessions, maxSessions, owner);
-            case LEASE -> throw new IllegalArgumentException("not a session mode");
-        };
+        LockEngine engine = engine(mode, dao, sessions, maxSessions, owner);
         LockManager manager = LockManager.builder(owner)
                 .engine(engine)
                 .watchdogLease(HEARTBEAT_LEASE)
                 .build();
         return new SessionLocks(manager, engine, mode);
+    }
+
+    /** A lock manager builder with the mode's engine, holding sessions from the given data source. */
+    public static LockManager.Builder builder(
+            LockMode mode, BizLockDao dao, DataSource sessions, int maxSessions, String owner) {
+        return LockManager.builder(owner).engine(engine(mode, dao, sessions, maxSessions, owner));
+    }
+
+    private static LockEngine engine(
+            LockMode mode, BizLockDao dao, DataSource sessions, int maxSessions, String owner) {
+        return switch (mode) {
+            case NAMED -> new NamedLockEngine(dao, sessions, maxSessions, owner);
+            case ROW -> new RowLockEngine(dao, sessions, maxSessions, owner);
+            case LEASE -> throw new IllegalArgumentException("not a session mode");
+        };
+    }
+
+    /**
+     * A data source of plain connections to the same database as a Hikari pool, for sessions: held sessions must not
+     * come from the application's pool.
+     */
+    public static DataSource dedicated(DataSource dataSource) {
+        if (dataSource instanceof HikariDataSource hikari) {
+            return new DriverManagerDataSource(hikari.getJdbcUrl(), hikari.getUsername(), hikari.getPassword());
+        }
+        return dataSource;
     }
 
     public LockManager manager() {
@@ -79,10 +102,5 @@ public final class SessionLocks implements AutoCloseable {
     @Override
     public void close() {
         manager.close();
-        if (engine instanceof NamedLockEngine named) {
-            named.close();
-        } else if (engine instanceof RowLockEngine row) {
-            row.close();
-        }
     }
 }
