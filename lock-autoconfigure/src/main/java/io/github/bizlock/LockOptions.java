@@ -14,16 +14,22 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LockOptions {
 
-    private static final LockOptions DEFAULTS = new LockOptions(null, null, null);
+    private static final LockOptions DEFAULTS = new LockOptions(null, null, null, null);
 
     private final @Nullable LockMode mode;
     private final @Nullable Duration waitTime;
     private final @Nullable Duration leaseTime;
+    private final @Nullable LockLostPolicy onLost;
 
-    private LockOptions(@Nullable LockMode mode, @Nullable Duration waitTime, @Nullable Duration leaseTime) {
+    private LockOptions(
+            @Nullable LockMode mode,
+            @Nullable Duration waitTime,
+            @Nullable Duration leaseTime,
+            @Nullable LockLostPolicy onLost) {
         this.mode = mode;
         this.waitTime = waitTime;
         this.leaseTime = leaseTime;
+        this.onLost = onLost;
     }
 
     /** No option set: every value comes from the template's defaults. */
@@ -33,7 +39,7 @@ public final class LockOptions {
 
     /** The same options with another lock mode. */
     public LockOptions mode(LockMode mode) {
-        return new LockOptions(Objects.requireNonNull(mode, "mode"), waitTime, leaseTime);
+        return new LockOptions(Objects.requireNonNull(mode, "mode"), waitTime, leaseTime, onLost);
     }
 
     /**
@@ -43,7 +49,7 @@ public final class LockOptions {
      * @throws IllegalArgumentException if the duration is negative
      */
     public LockOptions waitTime(Duration waitTime) {
-        return new LockOptions(mode, requireNotNegative(waitTime, "waitTime"), leaseTime);
+        return new LockOptions(mode, requireNotNegative(waitTime, "waitTime"), leaseTime, onLost);
     }
 
     /**
@@ -58,7 +64,12 @@ public final class LockOptions {
             throw new IllegalArgumentException("leaseTime must be positive, was " + leaseTime
                     + "; leave it unset to have the watchdog renew the lease while the holder runs");
         }
-        return new LockOptions(mode, waitTime, leaseTime);
+        return new LockOptions(mode, waitTime, leaseTime, onLost);
+    }
+
+    /** The same options with another policy for the work running under the lock when the lock is lost. */
+    public LockOptions onLost(LockLostPolicy onLost) {
+        return new LockOptions(mode, waitTime, leaseTime, Objects.requireNonNull(onLost, "onLost"));
     }
 
     public @Nullable LockMode mode() {
@@ -73,6 +84,10 @@ public final class LockOptions {
         return leaseTime;
     }
 
+    public @Nullable LockLostPolicy onLost() {
+        return onLost;
+    }
+
     static Duration requireNotNegative(Duration duration, String name) {
         Objects.requireNonNull(duration, name);
         if (duration.isNegative()) {
@@ -84,6 +99,7 @@ public final class LockOptions {
 
     @Override
     public String toString() {
-        return "LockOptions[mode=" + mode + ", waitTime=" + waitTime + ", leaseTime=" + leaseTime + "]";
+        return "LockOptions[mode=" + mode + ", waitTime=" + waitTime + ", leaseTime=" + leaseTime + ", onLost=" + onLost
+                + "]";
     }
 }

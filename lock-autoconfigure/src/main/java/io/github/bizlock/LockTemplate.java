@@ -33,6 +33,7 @@ public class LockTemplate {
     private final LockMode defaultMode;
     private final Duration defaultWaitTime;
     private final @Nullable Duration defaultLeaseTime;
+    private final LockLostPolicy defaultOnLost;
 
     /**
      * @param manager the lock manager
@@ -42,6 +43,23 @@ public class LockTemplate {
      */
     public LockTemplate(
             LockManager manager, LockMode defaultMode, Duration defaultWaitTime, @Nullable Duration defaultLeaseTime) {
+        this(manager, defaultMode, defaultWaitTime, defaultLeaseTime, LockLostPolicy.LOG);
+    }
+
+    /**
+     * @param manager the lock manager
+     * @param defaultMode the mode of locks whose options name none
+     * @param defaultWaitTime how long {@link #execute} and {@link #acquire} wait by default
+     * @param defaultLeaseTime the fixed lease by default, or {@code null} to have the watchdog renew leases
+     * @param defaultOnLost what happens to the work under a lock that is lost, when its options do not say
+     */
+    public LockTemplate(
+            LockManager manager,
+            LockMode defaultMode,
+            Duration defaultWaitTime,
+            @Nullable Duration defaultLeaseTime,
+            LockLostPolicy defaultOnLost) {
+        this.defaultOnLost = Objects.requireNonNull(defaultOnLost, "defaultOnLost");
         this.manager = Objects.requireNonNull(manager, "manager");
         this.defaultMode = Objects.requireNonNull(defaultMode, "defaultMode");
         this.defaultWaitTime = LockOptions.requireNotNegative(defaultWaitTime, "defaultWaitTime");
@@ -133,7 +151,7 @@ public class LockTemplate {
     public Optional<LockHandle> tryAcquire(String name, String key, LockOptions options) {
         LockKey lockKey = new LockKey(name, key);
         try {
-            return manager.tryAcquire(lockKey, mode(options), waitTime(options), leaseTime(options));
+            return manager.tryAcquire(lockKey, mode(options), waitTime(options), leaseTime(options), onLost(options));
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new LockAcquisitionException(
@@ -151,12 +169,18 @@ public class LockTemplate {
 
     /** The lock as a {@link Lock}, taken with the given mode and lease (its wait time is ignored). */
     public Lock asLock(String name, String key, LockOptions options) {
-        return new JdkLockView(new LockKey(name, key), mode(options), leaseTime(options));
+        return new JdkLockView(new LockKey(name, key), mode(options), leaseTime(options), onLost(options));
     }
 
     /** The lock manager behind this template. */
     public LockManager manager() {
         return manager;
+    }
+
+    /** The lost-lock policy the options resolve to: theirs, else the template's default. */
+    public LockLostPolicy onLost(LockOptions options) {
+        LockLostPolicy onLost = options.onLost();
+        return onLost != null ? onLost : defaultOnLost;
     }
 
     private LockMode mode(LockOptions options) {
@@ -181,12 +205,14 @@ public class LockTemplate {
         private final LockKey key;
         private final LockMode mode;
         private final @Nullable Duration lease;
+        private final LockLostPolicy onLost;
         private final ThreadLocal<Deque<LockHandle>> holds = ThreadLocal.withInitial(ArrayDeque::new);
 
-        JdkLockView(LockKey key, LockMode mode, @Nullable Duration lease) {
+        JdkLockView(LockKey key, LockMode mode, @Nullable Duration lease, LockLostPolicy onLost) {
             this.key = key;
             this.mode = mode;
             this.lease = lease;
+            this.onLost = onLost;
         }
 
         @Override
@@ -228,7 +254,7 @@ public class LockTemplate {
         }
 
         private boolean tryLock(Duration wait) throws InterruptedException {
-            Optional<LockHandle> handle = manager.tryAcquire(key, mode, wait, lease);
+            Optional<LockHandle> handle = manager.tryAcquire(key, mode, wait, lease, onLost);
             handle.ifPresent(holds.get()::push);
             return handle.isPresent();
         }

@@ -1,5 +1,6 @@
 package io.github.bizlock.annotation;
 
+import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
@@ -66,6 +67,14 @@ public @interface DistributedLock {
 
     /** The lock mode; empty (the default) means {@code bizlock.mode}. */
     LockMode[] mode() default {};
+
+    /**
+     * What happens to the running call when the lock is lost while it runs: {@code LOG} (report only),
+     * {@code INTERRUPT} (interrupt the calling thread) or {@code ROLLBACK_ONLY} (roll back the transaction the call
+     * runs in, whose commit then fails with {@code LockLostException}). Empty (the default) means
+     * {@code bizlock.on-lost}.
+     */
+    LockLostPolicy[] onLost() default {};
 
     /** What to do when the lock is not acquired within the wait time. */
     OnFailure onFailure() default OnFailure.THROW;

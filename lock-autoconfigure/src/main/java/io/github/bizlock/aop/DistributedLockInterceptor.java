@@ -3,6 +3,7 @@ package io.github.bizlock.aop;
 import io.github.bizlock.LockAcquisitionException;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostException;
+import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.annotation.DistributedLock;
 import java.lang.reflect.InvocationTargetException;
@@ -55,19 +56,27 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
                 Objects.requireNonNull(target, "target"),
                 args,
                 DistributedLock.DEFAULT_KEY);
-        Optional<LockHandle> acquired = lockTemplate.get().tryAcquire(locked.name(), key, locked.options());
+        LockTemplate locks = lockTemplate.get();
+        Optional<LockHandle> acquired = locks.tryAcquire(locked.name(), key, locked.options());
         if (acquired.isEmpty()) {
             return notAcquired(locked, key, target, args);
         }
         LockHandle lock = acquired.get();
+        RollbackOnLockLost.@Nullable Guard guard = locks.onLost(locked.options()) == LockLostPolicy.ROLLBACK_ONLY
+                ? RollbackOnLockLost.guard(lock, locks.manager().instanceId())
+                : null;
         Object result;
         try {
             result = invocation.proceed();
         } catch (Throwable ex) {
-            releaseAfterFailure(lock, ex);
+            releaseAfterFailure(lock, guard, ex);
             throw ex;
+        } finally {
+            if (guard != null) {
+                guard.close();
+            }
         }
-        release(lock);
+        release(lock, guard);
         return result;
     }
 
@@ -100,17 +109,21 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
         }
     }
 
-    private static void release(LockHandle lock) {
+    private static void release(LockHandle lock, RollbackOnLockLost.@Nullable Guard guard) {
         if (TransactionSynchronizationManager.isSynchronizationActive()) {
-            TransactionSynchronizationManager.registerSynchronization(new ReleaseAfterCompletion(lock));
+            TransactionSynchronizationManager.registerSynchronization(new ReleaseAfterCompletion(lock, guard));
         } else {
+            if (guard != null) {
+                guard.released();
+            }
             lock.unlock();
         }
     }
 
-    private static void releaseAfterFailure(LockHandle lock, Throwable failure) {
+    private static void releaseAfterFailure(
+            LockHandle lock, RollbackOnLockLost.@Nullable Guard guard, Throwable failure) {
         try {
-            release(lock);
+            release(lock, guard);
         } catch (RuntimeException ex) {
             failure.addSuppressed(ex);
         }
@@ -120,9 +133,11 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
     private static final class ReleaseAfterCompletion implements TransactionSynchronization {
 
         private final LockHandle lock;
+        private final RollbackOnLockLost.@Nullable Guard guard;
 
-        ReleaseAfterCompletion(LockHandle lock) {
+        ReleaseAfterCompletion(LockHandle lock, RollbackOnLockLost.@Nullable Guard guard) {
             this.lock = lock;
+            this.guard = guard;
         }
 
         @Override
@@ -132,6 +147,9 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 
         @Override
         public void afterCompletion(int status) {
+            if (guard != null) {
+                guard.released();
+            }
             try {
                 lock.unlock();
             } catch (LockLostException ex) {

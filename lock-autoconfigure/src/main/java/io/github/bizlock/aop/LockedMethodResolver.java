@@ -1,5 +1,6 @@
 package io.github.bizlock.aop;
 
+import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.annotation.DistributedLock;
@@ -91,6 +92,14 @@ final class LockedMethodResolver {
         }
         if (modes.length == 1) {
             options = options.mode(modes[0]);
+        }
+        LockLostPolicy[] onLost = lock.onLost();
+        if (onLost.length > 1) {
+            throw new IllegalArgumentException(
+                    description + " names " + onLost.length + " onLost policies; name at most one");
+        }
+        if (onLost.length == 1) {
+            options = options.onLost(onLost[0]);
         }
         keys.parse(method, lock.key());
         Class<?> returnType = method.getReturnType();

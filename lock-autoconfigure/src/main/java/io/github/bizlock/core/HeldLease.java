@@ -1,5 +1,6 @@
 package io.github.bizlock.core;
 
+import io.github.bizlock.LockLostPolicy;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
@@ -18,18 +19,22 @@ final class HeldLease {
     private final LockEngine engine;
     private final boolean renewedByWatchdog;
     private final Thread holder;
+    private final LockLostPolicy onLost;
+    private final long acquiredNanos = System.nanoTime();
     private final long leaseNanos;
     private final long marginNanos;
     private volatile long expiresAtNanos;
     private volatile long nextRenewalNanos;
+    private volatile long lastRenewedNanos;
     private volatile boolean released;
     private final AtomicReference<@Nullable String> lostReason = new AtomicReference<>();
 
-    HeldLease(Grant grant, LockEngine engine, boolean renewedByWatchdog, Thread holder) {
+    HeldLease(Grant grant, LockEngine engine, boolean renewedByWatchdog, Thread holder, LockLostPolicy onLost) {
         this.grant = grant;
         this.engine = engine;
         this.renewedByWatchdog = renewedByWatchdog;
         this.holder = holder;
+        this.onLost = onLost;
         this.leaseNanos = grant.lease().toNanos();
         this.marginNanos = Math.min(leaseNanos / 10, MAX_SAFETY_MARGIN.toNanos());
         renewed(grant.sentNanos());
@@ -51,6 +56,32 @@ final class HeldLease {
         return holder;
     }
 
+    LockLostPolicy onLost() {
+        return onLost;
+    }
+
+    /** {@link System#nanoTime()} when this process got the grant. */
+    long acquiredNanos() {
+        return acquiredNanos;
+    }
+
+    /**
+     * Whether the watchdog is late with this lease: its last successful renewal is more than one and a half renewal
+     * intervals (half the lease) ago, so renewals have been failing.
+     */
+    boolean renewalOverdue(long nowNanos) {
+        return nowNanos - lastRenewedNanos > renewalIntervalNanos() * 3 / 2;
+    }
+
+    /** Interrupts the holder thread, unless the lock was released already (then the thread has moved on). */
+    synchronized boolean interruptHolderIfNotReleased() {
+        if (released) {
+            return false;
+        }
+        holder.interrupt();
+        return true;
+    }
+
     /** Interval between renewals: a third of the lease, so two renewals may fail before it ends. */
     long renewalIntervalNanos() {
         return leaseNanos / 3;
@@ -63,6 +94,7 @@ final class HeldLease {
     void renewed(long sentNanos) {
         this.expiresAtNanos = sentNanos + leaseNanos - marginNanos;
         this.nextRenewalNanos = sentNanos + renewalIntervalNanos();
+        this.lastRenewedNanos = sentNanos;
     }
 
     void retryRenewalAt(long nanos) {
@@ -82,7 +114,7 @@ final class HeldLease {
         return released;
     }
 
-    void markReleased() {
+    synchronized void markReleased() {
         released = true;
     }
 

@@ -4,9 +4,11 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockLostListener;
+import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -45,19 +47,21 @@ public final class LockManager implements AutoCloseable {
     private final Watchdog watchdog;
     private final Map<KeyGate.Id, KeyGate> gates = new ConcurrentHashMap<>();
     private final List<LockLostListener> listeners = new CopyOnWriteArrayList<>();
+    private final LockObserver observer;
 
     private LockManager(Builder builder) {
         this.instanceId = builder.instanceId;
         this.engines = Map.copyOf(builder.engines);
         this.watchdogLease = builder.watchdogLease;
         this.fair = builder.fair;
+        this.observer = builder.observers.isEmpty() ? LockObserver.NONE : LockObserver.composite(builder.observers);
         this.scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "bizlock-watchdog");
             thread.setDaemon(true);
             return thread;
         });
         long tickMillis = Math.max(10, Math.min(100, watchdogLease.toMillis() / 30));
-        this.watchdog = new Watchdog(scheduler, tickMillis, this::reportLost);
+        this.watchdog = new Watchdog(scheduler, tickMillis, this::reportLost, observer);
     }
 
     public static Builder builder(String instanceId) {
@@ -82,6 +86,54 @@ public final class LockManager implements AutoCloseable {
         return scheduler;
     }
 
+    /** The observer this manager reports acquisitions, releases, renewals and losses to. */
+    public LockObserver observer() {
+        return observer;
+    }
+
+    /** Threads of this process that wait for a lock another thread or process holds. */
+    public int waitingCount() {
+        return gates.values().stream().mapToInt(LockManager::waiting).sum();
+    }
+
+    /** Locks the watchdog renews whose renewal is overdue: renewals have been failing for half a lease. */
+    public int overdueRenewalCount() {
+        return watchdog.overdueCount();
+    }
+
+    /** The locks this process holds or waits for now, longest held first; a read-only snapshot. */
+    public List<LocalLock> locks() {
+        long now = System.nanoTime();
+        List<LocalLock> locks = new ArrayList<>();
+        for (KeyGate gate : gates.values()) {
+            HeldLease held = gate.lease;
+            int waiting = waiting(gate);
+            if (held == null) {
+                if (waiting > 0) {
+                    locks.add(new LocalLock(
+                            gate.id.key(), gate.id.mode(), null, 0, Duration.ZERO, false, false, null, waiting));
+                }
+                continue;
+            }
+            locks.add(new LocalLock(
+                    gate.id.key(),
+                    gate.id.mode(),
+                    held.holder().getName(),
+                    held.grant().fencingToken(),
+                    Duration.ofNanos(Math.max(0, now - held.acquiredNanos())),
+                    held.renewedByWatchdog(),
+                    !held.isValid(),
+                    held.onLost(),
+                    waiting));
+        }
+        locks.sort(java.util.Comparator.comparing(LocalLock::heldFor).reversed());
+        return locks;
+    }
+
+    private static int waiting(KeyGate gate) {
+        return Math.max(0, gate.users - (gate.lease != null ? 1 : 0));
+    }
+
     /**
      * Acquires a lock, waiting up to {@code wait} while another thread or process holds it.
      *
@@ -92,9 +144,48 @@ public final class LockManager implements AutoCloseable {
      */
     public Optional<LockHandle> tryAcquire(LockKey key, LockMode mode, Duration wait, @Nullable Duration lease)
             throws InterruptedException {
+        return tryAcquire(key, mode, wait, lease, LockLostPolicy.LOG);
+    }
+
+    /**
+     * Acquires a lock, waiting up to {@code wait} while another thread or process holds it, with a policy for the
+     * holder when the lock is lost while held.
+     *
+     * @param lease a fixed lease, or {@code null} to have the watchdog renew the lease while the lock is held
+     * @param onLost what happens when the lock is lost: {@link LockLostPolicy#INTERRUPT} interrupts the holder thread;
+     *     {@link LockLostPolicy#ROLLBACK_ONLY} is applied by the {@code @DistributedLock} interceptor, so here it
+     *     only reports, like {@link LockLostPolicy#LOG}. A re-entered lock keeps the policy of its first acquisition.
+     * @return the handle, or empty if the lock was still held elsewhere when the wait ended
+     * @throws InterruptedException if the thread was interrupted while waiting; nothing is held then
+     * @throws LockLostException if this thread holds the lock already but has lost it
+     */
+    public Optional<LockHandle> tryAcquire(
+            LockKey key, LockMode mode, Duration wait, @Nullable Duration lease, LockLostPolicy onLost)
+            throws InterruptedException {
         Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(onLost, "onLost");
         LockEngine engine = engine(mode);
         requireValid(wait, lease);
+        LockObserver.Acquisition acquisition = observer.acquisitionStarted(key, mode);
+        long started = System.nanoTime();
+        LockObserver.Outcome outcome = LockObserver.Outcome.FAILED;
+        try {
+            Optional<LockHandle> handle = acquire(key, mode, engine, wait, lease, onLost);
+            outcome = handle.isPresent() ? LockObserver.Outcome.ACQUIRED : LockObserver.Outcome.TIMED_OUT;
+            return handle;
+        } finally {
+            acquisition.finished(outcome, System.nanoTime() - started);
+        }
+    }
+
+    private Optional<LockHandle> acquire(
+            LockKey key,
+            LockMode mode,
+            LockEngine engine,
+            Duration wait,
+            @Nullable Duration lease,
+            LockLostPolicy onLost)
+            throws InterruptedException {
         long deadline = deadline(wait);
         KeyGate gate = enter(new KeyGate.Id(mode, key));
         boolean entered = false;
@@ -123,7 +214,7 @@ public final class LockManager implements AutoCloseable {
                     gate.local.unlock();
                     return Optional.empty();
                 }
-                HeldLease held = new HeldLease(grant, engine, renewed, Thread.currentThread());
+                HeldLease held = new HeldLease(grant, engine, renewed, Thread.currentThread(), onLost);
                 if (Thread.interrupted()) {
                     // Interrupted while the database granted it: give it back, so an interrupted wait holds nothing.
                     engine.release(grant);
@@ -183,6 +274,7 @@ public final class LockManager implements AutoCloseable {
             gate.lease = null;
             gate.local.unlock();
             leave(gate);
+            observer.released(held.grant().key(), held.engine().mode(), System.nanoTime() - held.acquiredNanos());
             if (firstReport) {
                 notifyLost(held, lostReason);
             }
@@ -284,6 +376,10 @@ public final class LockManager implements AutoCloseable {
                 event.fencingToken(),
                 event.holderThread(),
                 reason);
+        if (held.onLost() == LockLostPolicy.INTERRUPT && held.interruptHolderIfNotReleased()) {
+            log.warn("bizlock interrupted thread {}, which held the lost lock {}", event.holderThread(), event.key());
+        }
+        observer.lost(event);
         for (LockLostListener listener : listeners) {
             try {
                 listener.onLockLost(event);
@@ -323,6 +419,7 @@ public final class LockManager implements AutoCloseable {
         private final Map<LockMode, LockEngine> engines = new EnumMap<>(LockMode.class);
         private Duration watchdogLease = DEFAULT_WATCHDOG_LEASE;
         private boolean fair;
+        private final List<LockObserver> observers = new ArrayList<>();
 
         private Builder(String instanceId) {
             this.instanceId = InstanceId.validate(instanceId);
@@ -346,6 +443,12 @@ public final class LockManager implements AutoCloseable {
         /** Whether threads of this process get a lock in the order they asked for it (default false). */
         public Builder fair(boolean fair) {
             this.fair = fair;
+            return this;
+        }
+
+        /** Adds an observer of acquisitions, releases, renewals and losses, e.g. for metrics (default: none). */
+        public Builder observer(LockObserver observer) {
+            observers.add(Objects.requireNonNull(observer, "observer"));
             return this;
         }
 

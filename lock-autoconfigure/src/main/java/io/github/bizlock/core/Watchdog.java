@@ -27,9 +27,15 @@ final class Watchdog {
 
     private final Set<HeldLease> leases = ConcurrentHashMap.newKeySet();
     private final BiConsumer<HeldLease, String> lostHandler;
+    private final LockObserver observer;
 
-    Watchdog(ScheduledExecutorService scheduler, long tickMillis, BiConsumer<HeldLease, String> lostHandler) {
+    Watchdog(
+            ScheduledExecutorService scheduler,
+            long tickMillis,
+            BiConsumer<HeldLease, String> lostHandler,
+            LockObserver observer) {
         this.lostHandler = lostHandler;
+        this.observer = observer;
         scheduler.scheduleWithFixedDelay(this::tickSafely, tickMillis, tickMillis, TimeUnit.MILLISECONDS);
     }
 
@@ -43,6 +49,12 @@ final class Watchdog {
 
     int size() {
         return leases.size();
+    }
+
+    /** Leases whose renewal is overdue: renewals have been failing for half a lease. */
+    int overdueCount() {
+        long now = System.nanoTime();
+        return (int) leases.stream().filter(lease -> lease.renewalOverdue(now)).count();
     }
 
     private void tickSafely() {
@@ -88,8 +100,10 @@ final class Watchdog {
                 for (HeldLease lease : batch) {
                     lease.retryRenewalAt(sent + Math.min(lease.renewalIntervalNanos() / 3, 1_000_000_000L));
                 }
+                observer.renewalFailed(engine.mode(), batch.size());
                 continue;
             }
+            int renewed = 0;
             for (HeldLease lease : batch) {
                 if (gone.contains(lease.grant())) {
                     lost(
@@ -98,7 +112,11 @@ final class Watchdog {
                                     + " or removed)");
                 } else {
                     lease.renewed(sent);
+                    renewed++;
                 }
+            }
+            if (renewed > 0) {
+                observer.renewed(engine.mode(), renewed);
             }
         }
     }

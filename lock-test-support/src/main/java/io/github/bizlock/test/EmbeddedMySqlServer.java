@@ -50,10 +50,24 @@ public final class EmbeddedMySqlServer implements DatabaseServer {
     /** A server for this JVM's tests: a new data directory and a free port, both gone when the JVM exits. */
     static EmbeddedMySqlServer start() {
         try {
-            return start(Files.createTempDirectory("bizlock-mysql-"), freePort(), true);
+            return start(Files.createTempDirectory(scratchDirectory(), "bizlock-mysql-"), freePort(), true);
         } catch (IOException ex) {
             throw new UncheckedIOException("Could not start the embedded MySQL server", ex);
         }
+    }
+
+    /**
+     * Where test data directories go: memory when the machine offers it, so the server's durable commits (every
+     * transaction fsyncs its redo log and binlog, as in production) cost no disk flushes in tests.
+     */
+    private static Path scratchDirectory() {
+        Path memory = Path.of("/dev/shm");
+        if (Files.isDirectory(memory)
+                && Files.isWritable(memory)
+                && memory.toFile().getUsableSpace() > (1L << 30)) {
+            return memory;
+        }
+        return Path.of(System.getProperty("java.io.tmpdir"));
     }
 
     /**

@@ -60,6 +60,7 @@ public final class LeaseHousekeeper {
                 total += deleted;
             } while (deleted == batchSize && ignored.isHeld());
             if (total > 0) {
+                locks.observer().purged(total);
                 log.debug("bizlock housekeeping deleted {} lock rows free for longer than {}", total, retention);
             }
             return total;

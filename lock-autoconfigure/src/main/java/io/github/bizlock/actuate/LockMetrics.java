@@ -1,0 +1,127 @@
+package io.github.bizlock.actuate;
+
+import io.github.bizlock.LockLostEvent;
+import io.github.bizlock.LockMode;
+import io.github.bizlock.core.LockKey;
+import io.github.bizlock.core.LockObserver;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Records what a {@code LockManager} does as Micrometer meters, all named {@code bizlock.*}:
+ *
+ * <ul>
+ *   <li>{@code bizlock.acquire} (timer; tags {@code name}, {@code mode}, {@code outcome} = {@code acquired},
+ *       {@code timed_out} or {@code failed}): acquisitions and how long they took;
+ *   <li>{@code bizlock.wait} (timer with a percentile histogram; tags {@code name}, {@code mode}): time spent
+ *       acquiring, whatever the outcome;
+ *   <li>{@code bizlock.hold} (timer; tags {@code name}, {@code mode}): time from acquisition to release;
+ *   <li>{@code bizlock.renewals} and {@code bizlock.renewal.failures} (counters; tag {@code mode}): leases renewed
+ *       by the watchdog, and leases whose renewal statement failed;
+ *   <li>{@code bizlock.lost} (counter; tags {@code name}, {@code mode}): held locks that were lost;
+ *   <li>{@code bizlock.housekeeping.purged} (counter): lock rows deleted by housekeeping.
+ * </ul>
+ *
+ * <p>The gauges {@code bizlock.held}, {@code bizlock.waiting} and {@code bizlock.renewals.overdue} come from
+ * {@link LockGauges}. Keys are never tags, since every order id would make a series of its own, except for the lock
+ * names in the allow-list given here: then every meter tagged by name also has a {@code key} tag, which is the key
+ * for those names and {@code -} for the others.
+ */
+public final class LockMetrics implements LockObserver {
+
+    /** The value of the {@code key} tag for lock names outside the allow-list. */
+    public static final String OTHER_KEY = "-";
+
+    private final MeterRegistry registry;
+    private final Set<String> keyTagNames;
+
+    /**
+     * @param registry where the meters go
+     * @param keyTagNames lock names whose keys become a {@code key} tag (few, with few keys each); usually empty
+     */
+    public LockMetrics(MeterRegistry registry, Set<String> keyTagNames) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.keyTagNames = Set.copyOf(keyTagNames);
+    }
+
+    @Override
+    public Acquisition acquisitionStarted(LockKey key, LockMode mode) {
+        Tags tags = tags(key, mode);
+        return (outcome, waitNanos) -> {
+            Timer.builder("bizlock.acquire")
+                    .description("Lock acquisitions, by outcome, and how long they took")
+                    .tags(tags)
+                    .tag("outcome", outcome.name().toLowerCase(Locale.ROOT))
+                    .register(registry)
+                    .record(waitNanos, TimeUnit.NANOSECONDS);
+            Timer.builder("bizlock.wait")
+                    .description("Time spent acquiring a lock, waiting included, whatever the outcome")
+                    .tags(tags)
+                    .publishPercentileHistogram()
+                    .register(registry)
+                    .record(waitNanos, TimeUnit.NANOSECONDS);
+        };
+    }
+
+    @Override
+    public void released(LockKey key, LockMode mode, long holdNanos) {
+        Timer.builder("bizlock.hold")
+                .description("Time locks were held, from acquisition to release")
+                .tags(tags(key, mode))
+                .register(registry)
+                .record(holdNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void renewed(LockMode mode, int count) {
+        Counter.builder("bizlock.renewals")
+                .description("Leases (or session heartbeats) the watchdog renewed")
+                .tag("mode", mode(mode))
+                .register(registry)
+                .increment(count);
+    }
+
+    @Override
+    public void renewalFailed(LockMode mode, int count) {
+        Counter.builder("bizlock.renewal.failures")
+                .description("Leases whose renewal failed because the database did not answer; retried")
+                .tag("mode", mode(mode))
+                .register(registry)
+                .increment(count);
+    }
+
+    @Override
+    public void lost(LockLostEvent event) {
+        Counter.builder("bizlock.lost")
+                .description("Held locks that were lost: the lease ended or was taken over, or the session died")
+                .tags(tags(new LockKey(event.name(), event.key()), event.mode()))
+                .register(registry)
+                .increment();
+    }
+
+    @Override
+    public void purged(int rows) {
+        Counter.builder("bizlock.housekeeping.purged")
+                .description("Lock rows deleted by housekeeping")
+                .register(registry)
+                .increment(rows);
+    }
+
+    private Tags tags(LockKey key, LockMode mode) {
+        Tags tags = Tags.of("name", key.name(), "mode", mode(mode));
+        if (!keyTagNames.isEmpty()) {
+            tags = tags.and("key", keyTagNames.contains(key.name()) ? key.key() : OTHER_KEY);
+        }
+        return tags;
+    }
+
+    static String mode(LockMode mode) {
+        return mode.name().toLowerCase(Locale.ROOT);
+    }
+}

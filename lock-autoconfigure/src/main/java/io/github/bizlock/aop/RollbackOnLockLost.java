@@ -1,0 +1,129 @@
+package io.github.bizlock.aop;
+
+import io.github.bizlock.LockHandle;
+import io.github.bizlock.LockLostEvent;
+import io.github.bizlock.LockLostException;
+import io.github.bizlock.LockLostPolicy;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.Ordered;
+import org.springframework.transaction.TransactionExecution;
+import org.springframework.transaction.TransactionExecutionListener;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * {@link LockLostPolicy#ROLLBACK_ONLY}: a transaction that would commit work done under a lock that has been lost
+ * fails to commit with {@link LockLostException} and rolls back.
+ *
+ * <p>The watchdog notices a loss on its own thread, which cannot touch the holder's transaction. So the check runs
+ * on the holder's thread at the last safe point, {@link TransactionSynchronization#beforeCommit}, in every transaction
+ * that is open on it while the lock is held: the one active when the lock was taken (registered directly), and those
+ * begun while it is held (registered by this class as a {@link TransactionExecutionListener}, which Spring Boot adds
+ * to the transaction manager it configures).
+ */
+public final class RollbackOnLockLost implements TransactionExecutionListener {
+
+    private static final ThreadLocal<Deque<Guard>> GUARDS = new ThreadLocal<>();
+
+    /**
+     * Guards the transaction active now, if any, and transactions begun on this thread until the returned guard is
+     * closed.
+     *
+     * @param owner this instance's owner id, for the exception
+     */
+    static Guard guard(LockHandle lock, String owner) {
+        Guard guard = new Guard(lock, owner);
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new RollbackIfLost(guard));
+        }
+        Deque<Guard> guards = GUARDS.get();
+        if (guards == null) {
+            guards = new ArrayDeque<>();
+            GUARDS.set(guards);
+        }
+        guards.push(guard);
+        return guard;
+    }
+
+    @Override
+    public void afterBegin(TransactionExecution transaction, @Nullable Throwable beginFailure) {
+        Deque<Guard> guards = GUARDS.get();
+        if (beginFailure != null
+                || guards == null
+                || guards.isEmpty()
+                || !TransactionSynchronizationManager.isSynchronizationActive()) {
+            return;
+        }
+        for (Guard guard : guards) {
+            TransactionSynchronizationManager.registerSynchronization(new RollbackIfLost(guard));
+        }
+    }
+
+    /** One guarded lock, from its acquisition until the interceptor releases it. */
+    static final class Guard implements AutoCloseable {
+
+        private final LockHandle lock;
+        private final String owner;
+        private volatile boolean released;
+
+        Guard(LockHandle lock, String owner) {
+            this.lock = lock;
+            this.owner = owner;
+        }
+
+        /** The lock is about to be released by its holder: commits after this do not concern it. */
+        void released() {
+            released = true;
+        }
+
+        /** Stops guarding transactions begun on this thread from now on. */
+        @Override
+        public void close() {
+            Deque<Guard> guards = GUARDS.get();
+            if (guards != null) {
+                guards.remove(this);
+                if (guards.isEmpty()) {
+                    GUARDS.remove();
+                }
+            }
+        }
+
+        void check() {
+            if (!released && !lock.isHeld()) {
+                throw new LockLostException(new LockLostEvent(
+                        lock.name(),
+                        lock.key(),
+                        lock.mode(),
+                        lock.fencingToken(),
+                        owner,
+                        Thread.currentThread().getName(),
+                        "it was lost before the transaction committed, so the transaction is rolled back"
+                                + " (onLost = ROLLBACK_ONLY)",
+                        Instant.now()));
+            }
+        }
+    }
+
+    /** Fails the commit of a transaction when its guarded lock has been lost. */
+    private static final class RollbackIfLost implements TransactionSynchronization {
+
+        private final Guard guard;
+
+        RollbackIfLost(Guard guard) {
+            this.guard = guard;
+        }
+
+        @Override
+        public int getOrder() {
+            return Ordered.HIGHEST_PRECEDENCE;
+        }
+
+        @Override
+        public void beforeCommit(boolean readOnly) {
+            guard.check();
+        }
+    }
+}
