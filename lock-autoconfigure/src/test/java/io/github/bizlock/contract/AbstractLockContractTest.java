@@ -15,6 +15,7 @@ import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -57,6 +58,11 @@ public abstract class AbstractLockContractTest {
 
     /** A new manager on the database, as a separate process would have (its own owner id). */
     protected abstract LockManager newManager(DataSource dataSource);
+
+    /** Acquisitions per fuzz thread: 2 processes x 16 threads x 625 = 20,000 by default. */
+    protected int fuzzIterationsPerThread() {
+        return 625;
+    }
 
     @BeforeAll
     void createSchema(DataSource dataSource) {
@@ -114,7 +120,7 @@ public abstract class AbstractLockContractTest {
     void exclusionFuzzAcrossTwoJvms(TestDatabase database) throws Exception {
         int keys = 5;
         int threadsPerProcess = 16;
-        int iterations = 625; // 2 processes x 16 threads x 625 = 20,000 acquisitions
+        int iterations = fuzzIterationsPerThread();
         FuzzWorkload.createTables(database.dataSource(), keys);
         LockManager manager = ContractManagers.fuzzBuilder(mode(), database.dataSource(), InstanceId.generate())
                 .build();
@@ -392,7 +398,7 @@ public abstract class AbstractLockContractTest {
             }
         });
         first.start();
-        await(() -> first.getState() == Thread.State.TIMED_WAITING && b.activeThreadCount() == 1);
+        await(() -> waitsInEngine(first) && b.activeThreadCount() == 1);
 
         AtomicReference<LockHandle> secondHandle = new AtomicReference<>();
         CountDownLatch secondAcquired = new CountDownLatch(1);
@@ -448,7 +454,7 @@ public abstract class AbstractLockContractTest {
             }
         });
         waiter.start();
-        await(() -> waiter.getState() == Thread.State.TIMED_WAITING);
+        await(() -> waitsInEngine(waiter));
         waiter.interrupt();
         waiter.join(10_000);
         assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
@@ -458,6 +464,16 @@ public abstract class AbstractLockContractTest {
         Optional<LockHandle> next = tryNow(b, "1");
         assertThat(next).as("free at once after the holder's release").isPresent();
         next.get().unlock();
+    }
+
+    /**
+     * Whether the thread is inside the engine's acquire, waiting for the database lock: LEASE sleeps between attempts,
+     * the session modes block in the server's own wait (a socket read, so the thread state alone does not tell).
+     */
+    private static boolean waitsInEngine(Thread thread) {
+        return Arrays.stream(thread.getStackTrace())
+                .anyMatch(frame -> frame.getMethodName().equals("acquire")
+                        && frame.getClassName().endsWith("LockEngine"));
     }
 
     private static void await(BooleanSupplier condition) {

@@ -5,6 +5,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.core.Backoff;
 import io.github.bizlock.core.LockManager;
 import io.github.bizlock.jdbc.lease.LeaseLockEngine;
+import io.github.bizlock.jdbc.session.SessionLocks;
 import java.time.Duration;
 import javax.sql.DataSource;
 
@@ -18,17 +19,18 @@ public final class ContractManagers {
 
     /** Creates what the mode needs in a fresh database. */
     public static void createSchema(LockMode mode, DataSource dataSource) {
-        switch (mode) {
-            case LEASE -> LockFixture.createSchema(dataSource);
-            default -> throw unsupported(mode);
-        }
+        // One schema serves every mode: the lease table, and the session modes' row and token tables.
+        LockFixture.createSchema(dataSource);
     }
 
     /** A manager builder for the mode, on the given database, with the given owner id. */
     public static LockManager.Builder builder(LockMode mode, DataSource dataSource, String instanceId) {
         return switch (mode) {
             case LEASE -> LockFixture.manager(LockFixture.dao(dataSource), instanceId);
-            default -> throw unsupported(mode);
+            // Held sessions come from connections of their own, never from the application's pool.
+            case ROW, NAMED ->
+                SessionLocks.builder(
+                        mode, LockFixture.dao(dataSource), SessionLocks.dedicated(dataSource), 32, instanceId);
         };
     }
 
@@ -47,10 +49,5 @@ public final class ContractManagers {
                                 new Backoff(Duration.ofMillis(1), Duration.ofMillis(10))));
             default -> builder(mode, dataSource, instanceId);
         };
-    }
-
-    private static UnsupportedOperationException unsupported(LockMode mode) {
-        return new UnsupportedOperationException(
-                "ContractManagers cannot build " + mode + " managers yet: add the mode to its switches");
     }
 }
