@@ -30,6 +30,7 @@ class ConfigurationMetadataTest {
             "bizlock.lease-time",
             "bizlock.migration.enabled",
             "bizlock.mode",
+            "bizlock.session.max-connections",
             "bizlock.table-name",
             "bizlock.wait-time",
             "bizlock.watchdog-lease");

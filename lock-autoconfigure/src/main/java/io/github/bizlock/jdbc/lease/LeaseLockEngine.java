@@ -38,6 +38,11 @@ public final class LeaseLockEngine implements LockEngine {
         return LockMode.LEASE;
     }
 
+    /** The instance id written as owner of this engine's locks. */
+    public String owner() {
+        return owner;
+    }
+
     @Override
     public @Nullable Grant acquire(LockKey key, Duration lease, long deadlineNanos) throws InterruptedException {
         for (int attempt = 1; ; attempt++) {

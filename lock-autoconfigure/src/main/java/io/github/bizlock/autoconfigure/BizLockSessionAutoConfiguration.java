@@ -1,0 +1,87 @@
+package io.github.bizlock.autoconfigure;
+
+import io.github.bizlock.jdbc.BizLockDao;
+import io.github.bizlock.jdbc.lease.LeaseLockEngine;
+import io.github.bizlock.jdbc.named.NamedLockEngine;
+import io.github.bizlock.jdbc.row.RowLockEngine;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.jdbc.DataSourceBuilder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.datasource.SimpleDriverDataSource;
+
+/**
+ * The ROW and NAMED engines. Their locks hold a connection each for as long as they are held, so the connections come
+ * from a small pool of their own, opened with the settings of the lock DataSource: held locks never take connections
+ * from the application's pool, and running out fails at once naming {@code bizlock.session.max-connections}.
+ */
+@AutoConfiguration(after = BizLockAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "bizlock.enabled", matchIfMissing = true)
+@ConditionalOnBean({BizLockDao.class, LeaseLockEngine.class})
+@EnableConfigurationProperties(BizLockSessionProperties.class)
+public final class BizLockSessionAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    NamedLockEngine namedLockEngine(
+            BizLockDao dao,
+            LeaseLockEngine lease,
+            BizLockProperties properties,
+            BizLockSessionProperties session,
+            ListableBeanFactory beanFactory,
+            @BizLockDataSource ObjectProvider<DataSource> qualified,
+            ObjectProvider<DataSource> dataSources) {
+        return new NamedLockEngine(
+                dao,
+                sessionDataSource(properties, beanFactory, qualified, dataSources),
+                session.getMaxConnections(),
+                lease.owner());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RowLockEngine rowLockEngine(
+            BizLockDao dao,
+            LeaseLockEngine lease,
+            BizLockProperties properties,
+            BizLockSessionProperties session,
+            ListableBeanFactory beanFactory,
+            @BizLockDataSource ObjectProvider<DataSource> qualified,
+            ObjectProvider<DataSource> dataSources) {
+        return new RowLockEngine(
+                dao,
+                sessionDataSource(properties, beanFactory, qualified, dataSources),
+                session.getMaxConnections(),
+                lease.owner());
+    }
+
+    /**
+     * Plain connections with the lock DataSource's URL and credentials: the engines keep idle ones for reuse, and a
+     * pool in between would only hide a dead session behind a fresh one.
+     */
+    static DataSource sessionDataSource(
+            BizLockProperties properties,
+            ListableBeanFactory beanFactory,
+            ObjectProvider<DataSource> qualified,
+            ObjectProvider<DataSource> dataSources) {
+        DataSource lockDataSource = BizLockAutoConfiguration.lockDataSource(
+                properties.getDatasource(), beanFactory, qualified, dataSources);
+        try {
+            return DataSourceBuilder.derivedFrom(lockDataSource)
+                    .type(SimpleDriverDataSource.class)
+                    .build();
+        } catch (RuntimeException ex) {
+            throw new IllegalStateException(
+                    "bizlock cannot read the URL and credentials of the lock DataSource (" + lockDataSource.getClass()
+                            + ") to open the connections ROW and NAMED locks hold; define NamedLockEngine and"
+                            + " RowLockEngine beans with a DataSource of your own for them",
+                    ex);
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package io.github.bizlock.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.bizlock.LockHandle;
+import io.github.bizlock.LockMode;
+import io.github.bizlock.LockOptions;
+import io.github.bizlock.LockTemplate;
+import io.github.bizlock.annotation.DistributedLock;
+import io.github.bizlock.jdbc.named.NamedLockEngine;
+import io.github.bizlock.jdbc.row.RowLockEngine;
+import io.github.bizlock.test.TestDatabase;
+import io.github.bizlock.test.TestDatabaseExtension;
+import java.time.Duration;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.dao.CannotAcquireLockException;
+
+@ExtendWith(TestDatabaseExtension.class)
+class BizLockSessionAutoConfigurationTest {
+
+    private ApplicationContextRunner runner;
+
+    @BeforeEach
+    void setUp(TestDatabase database) {
+        runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        DataSourceAutoConfiguration.class,
+                        DataSourceTransactionManagerAutoConfiguration.class,
+                        TransactionAutoConfiguration.class,
+                        AopAutoConfiguration.class,
+                        BizLockAutoConfiguration.class,
+                        BizLockSessionAutoConfiguration.class))
+                .withPropertyValues(BizLockAutoConfigurationTest.datasource(database));
+    }
+
+    @Test
+    void rowAndNamedLocksHoldConnectionsOfTheirOwnNotTheApplicationsPool() {
+        runner.run(context -> {
+            assertThat(context).hasSingleBean(RowLockEngine.class).hasSingleBean(NamedLockEngine.class);
+            LockTemplate locks = context.getBean(LockTemplate.class);
+            HikariDataSource appPool = context.getBean(HikariDataSource.class);
+            for (LockMode mode : new LockMode[] {LockMode.ROW, LockMode.NAMED}) {
+                try (LockHandle held =
+                        locks.acquire("session", "1", LockOptions.defaults().mode(mode))) {
+                    assertThat(held.mode()).isEqualTo(mode);
+                    assertThat(held.fencingToken()).isPositive();
+                    assertThat(appPool.getHikariPoolMXBean().getActiveConnections())
+                            .as("%s holds its connection outside the application's pool", mode)
+                            .isZero();
+                    assertThat(locks.tryAcquire(
+                                    "session",
+                                    "1",
+                                    LockOptions.defaults().mode(mode).waitTime(Duration.ZERO)))
+                            .as("reentrant in the holding thread")
+                            .hasValueSatisfying(LockHandle::unlock);
+                }
+            }
+        });
+    }
+
+    @Test
+    void runningOutOfSessionConnectionsFailsAtOnceNamingTheProperty() {
+        runner.withPropertyValues("bizlock.session.max-connections=1").run(context -> {
+            LockTemplate locks = context.getBean(LockTemplate.class);
+            LockOptions row = LockOptions.defaults().mode(LockMode.ROW);
+            try (LockHandle ignored = locks.acquire("session", "a", row)) {
+                assertThatThrownBy(() -> locks.acquire("session", "b", row))
+                        .isInstanceOf(CannotAcquireLockException.class)
+                        .hasMessageContaining("bizlock.session.max-connections");
+            }
+        });
+    }
+
+    @Test
+    void theAnnotationTakesNamedLocksWhenAskedTo() {
+        runner.withUserConfiguration(NamedLockedService.Config.class).run(context -> {
+            NamedLockedService service = context.getBean(NamedLockedService.class);
+            NamedLockEngine engine = context.getBean(NamedLockEngine.class);
+            assertThat(service.run(engine)).isEqualTo(1);
+            assertThat(engine.sessions().heldCount()).isZero();
+        });
+    }
+
+    @Test
+    void backsOffWhenDisabled() {
+        runner.withPropertyValues("bizlock.enabled=false")
+                .run(context -> assertThat(context)
+                        .doesNotHaveBean(RowLockEngine.class)
+                        .doesNotHaveBean(NamedLockEngine.class));
+    }
+
+    static class NamedLockedService {
+
+        /** Returns how many sessions the NAMED engine holds while the method runs. */
+        @DistributedLock(name = "annotated", key = "'x'", mode = LockMode.NAMED)
+        public int run(NamedLockEngine engine) {
+            return engine.sessions().heldCount();
+        }
+
+        @Configuration(proxyBeanMethods = false)
+        static class Config {
+
+            @Bean
+            NamedLockedService namedLockedService() {
+                return new NamedLockedService();
+            }
+        }
+    }
+}
