@@ -1,16 +1,26 @@
 package io.github.bizlock.autoconfigure;
 
 import io.github.bizlock.LockLostListener;
+import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockTemplate;
+import io.github.bizlock.actuate.BizLockHealthIndicator;
+import io.github.bizlock.actuate.BizLocksEndpoint;
+import io.github.bizlock.actuate.LockGauges;
+import io.github.bizlock.actuate.LockMetrics;
+import io.github.bizlock.actuate.LockObservations;
 import io.github.bizlock.aop.DistributedLockAdvisor;
+import io.github.bizlock.aop.RollbackOnLockLost;
 import io.github.bizlock.core.Backoff;
 import io.github.bizlock.core.InstanceId;
 import io.github.bizlock.core.LockEngine;
 import io.github.bizlock.core.LockManager;
+import io.github.bizlock.core.LockObserver;
 import io.github.bizlock.jdbc.BizLockDao;
 import io.github.bizlock.jdbc.dialect.Dialects;
 import io.github.bizlock.jdbc.lease.LeaseHousekeeper;
 import io.github.bizlock.jdbc.lease.LeaseLockEngine;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.config.AopConfigUtils;
@@ -20,12 +30,14 @@ import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.ApplicationEventPublisher;
@@ -51,7 +63,10 @@ import org.springframework.transaction.PlatformTransactionManager;
             "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
             "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
             "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
-            "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration"
+            "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
+            // Lock metrics and observations need the registries these create.
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"
         })
 @ConditionalOnClass({DataSource.class, JdbcTemplate.class, PlatformTransactionManager.class})
 @ConditionalOnBooleanProperty(name = "bizlock.enabled", matchIfMissing = true)
@@ -110,11 +125,13 @@ public final class BizLockAutoConfiguration {
             BizLockSchemaInitializer schema,
             ObjectProvider<LockEngine> engines,
             ObjectProvider<LockLostListener> listeners,
+            ObjectProvider<LockObserver> observers,
             ApplicationEventPublisher publisher) {
         LockManager.Builder builder = LockManager.builder(instanceId)
                 .watchdogLease(properties.getWatchdogLease())
                 .fair(properties.isFair());
         engines.orderedStream().forEach(builder::engine);
+        observers.orderedStream().forEach(builder::observer);
         LockManager manager = builder.build();
         manager.addListener(publisher::publishEvent);
         listeners.orderedStream().forEach(manager::addListener);
@@ -124,7 +141,12 @@ public final class BizLockAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     LockTemplate lockTemplate(LockManager manager) {
-        return new LockTemplate(manager, properties.getMode(), properties.getWaitTime(), properties.getLeaseTime());
+        return new LockTemplate(
+                manager,
+                properties.getMode(),
+                properties.getWaitTime(),
+                properties.getLeaseTime(),
+                properties.getOnLost());
     }
 
     /**
@@ -200,6 +222,86 @@ public final class BizLockAutoConfiguration {
             public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
                 AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
             }
+        }
+    }
+
+    /**
+     * {@link LockLostPolicy#ROLLBACK_ONLY} for transactions begun while a lock is held; Spring Boot registers it with
+     * the transaction manager it configures.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.aopalliance.intercept.MethodInterceptor")
+    static class RollbackOnLockLostConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        RollbackOnLockLost rollbackOnLockLost() {
+            return new RollbackOnLockLost();
+        }
+    }
+
+    /** Micrometer meters of locks ({@code bizlock.*}), when Micrometer and a {@link MeterRegistry} are present. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+    static class MetricsConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBean(MeterRegistry.class)
+        LockMetrics bizLockMetrics(MeterRegistry registry, BizLockProperties properties) {
+            return new LockMetrics(registry, properties.getMetrics().getKeyTagNames());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBean(MeterRegistry.class)
+        LockGauges bizLockGauges(LockManager manager) {
+            return new LockGauges(manager);
+        }
+    }
+
+    /** An Observation (a span, with tracing) per lock acquisition, when an {@link ObservationRegistry} is present. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.observation.ObservationRegistry")
+    static class ObservationConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBean(ObservationRegistry.class)
+        LockObservations bizLockObservations(ObservationRegistry registry, BizLockProperties properties) {
+            return new LockObservations(registry, properties.getMetrics().getKeyTagNames());
+        }
+    }
+
+    /** The {@code bizlock} health indicator, when Spring Boot's health support is present. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+    static class HealthConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "bizlockHealthIndicator")
+        @ConditionalOnEnabledHealthIndicator("bizlock")
+        BizLockHealthIndicator bizlockHealthIndicator(BizLockDao dao, LockManager manager) {
+            return new BizLockHealthIndicator(dao, manager);
+        }
+    }
+
+    /** The {@code bizlocks} Actuator endpoint, when Actuator is present and the endpoint is exposed. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(
+            name = "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint")
+    static class EndpointConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnAvailableEndpoint(BizLocksEndpoint.class)
+        BizLocksEndpoint bizLocksEndpoint(BizLockDao dao, LockManager manager, BizLockProperties properties) {
+            BizLockProperties.Endpoint endpoint = properties.getEndpoint();
+            return new BizLocksEndpoint(
+                    dao,
+                    manager,
+                    endpoint.getMaxLocks(),
+                    endpoint.getForceRelease().isEnabled());
         }
     }
 }

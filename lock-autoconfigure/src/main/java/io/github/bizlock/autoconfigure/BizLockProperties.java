@@ -1,9 +1,12 @@
 package io.github.bizlock.autoconfigure;
 
+import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.core.InstanceId;
 import io.github.bizlock.jdbc.TableName;
 import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
@@ -44,6 +47,13 @@ public class BizLockProperties {
 
     /** Order of the @DistributedLock advisor; it must be lower (outer) than the transaction advisor's. */
     private int advisorOrder = DEFAULT_ADVISOR_ORDER;
+
+    /** What happens to the work under a lock that is lost while held, unless @DistributedLock or LockOptions say. */
+    private LockLostPolicy onLost = LockLostPolicy.LOG;
+
+    private final Metrics metrics = new Metrics();
+
+    private final Endpoint endpoint = new Endpoint();
 
     private final Backoff backoff = new Backoff();
 
@@ -133,6 +143,22 @@ public class BizLockProperties {
 
     public void setAdvisorOrder(int advisorOrder) {
         this.advisorOrder = advisorOrder;
+    }
+
+    public LockLostPolicy getOnLost() {
+        return onLost;
+    }
+
+    public void setOnLost(LockLostPolicy onLost) {
+        this.onLost = onLost;
+    }
+
+    public Metrics getMetrics() {
+        return metrics;
+    }
+
+    public Endpoint getEndpoint() {
+        return endpoint;
     }
 
     public Backoff getBackoff() {
@@ -243,6 +269,63 @@ public class BizLockProperties {
 
         public void setBatchSize(int batchSize) {
             this.batchSize = batchSize;
+        }
+    }
+
+    /** Micrometer metrics and observations of locks. */
+    public static class Metrics {
+
+        /**
+         * Lock names whose keys are added as a key tag to metrics and spans; keep it to names with few keys, since
+         * every key becomes a series of its own.
+         */
+        private Set<String> keyTagNames = new LinkedHashSet<>();
+
+        public Set<String> getKeyTagNames() {
+            return keyTagNames;
+        }
+
+        public void setKeyTagNames(Set<String> keyTagNames) {
+            this.keyTagNames = keyTagNames;
+        }
+    }
+
+    /** The bizlocks Actuator endpoint. */
+    public static class Endpoint {
+
+        /** Most cluster-wide held locks the bizlocks endpoint lists. */
+        private int maxLocks = 200;
+
+        private final ForceRelease forceRelease = new ForceRelease();
+
+        public int getMaxLocks() {
+            return maxLocks;
+        }
+
+        public void setMaxLocks(int maxLocks) {
+            if (maxLocks < 1) {
+                throw new IllegalArgumentException("bizlock.endpoint.max-locks must be at least 1, was " + maxLocks);
+            }
+            this.maxLocks = maxLocks;
+        }
+
+        public ForceRelease getForceRelease() {
+            return forceRelease;
+        }
+
+        /** The endpoint's write operation. */
+        public static class ForceRelease {
+
+            /** Whether the bizlocks endpoint may force-release a LEASE lock held by any instance. */
+            private boolean enabled = false;
+
+            public boolean isEnabled() {
+                return enabled;
+            }
+
+            public void setEnabled(boolean enabled) {
+                this.enabled = enabled;
+            }
         }
     }
 }

@@ -164,6 +164,28 @@ public final class BizLockDao {
                 == 1;
     }
 
+    /**
+     * Frees a LEASE lock whoever holds it (an operator's force release). The former holder finds out at its next
+     * renewal or unlock and reports the lock lost.
+     *
+     * @return whether an owner held the lock
+     */
+    public boolean forceRelease(LockKey key) {
+        return write(() -> jdbc.update(dialect.forceRelease(), bytes(key.name()), bytes(key.key()))) == 1;
+    }
+
+    /** The lock tables the migrations create that are missing from the schema; empty when all are there. */
+    public List<String> missingTables() {
+        Set<String> existing = new HashSet<>(jdbc.queryForList(dialect.existingTables(), String.class));
+        List<String> missing = new ArrayList<>();
+        for (String expected : List.of(table, table + "_token_floor", table + "_row", table + "_token")) {
+            if (existing.stream().noneMatch(expected::equalsIgnoreCase)) {
+                missing.add(expected);
+            }
+        }
+        return missing;
+    }
+
     public Optional<LockRow> find(LockKey key) {
         return guarded(() -> jdbc.query(dialect.find(), LOCK_ROW, bytes(key.name()), bytes(key.key())).stream()
                 .findFirst());

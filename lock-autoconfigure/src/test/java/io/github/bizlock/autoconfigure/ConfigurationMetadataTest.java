@@ -21,6 +21,8 @@ class ConfigurationMetadataTest {
             "bizlock.backoff.max",
             "bizlock.datasource",
             "bizlock.enabled",
+            "bizlock.endpoint.force-release.enabled",
+            "bizlock.endpoint.max-locks",
             "bizlock.fair",
             "bizlock.housekeeping.batch-size",
             "bizlock.housekeeping.enabled",
@@ -28,9 +30,10 @@ class ConfigurationMetadataTest {
             "bizlock.housekeeping.retention",
             "bizlock.instance-id",
             "bizlock.lease-time",
+            "bizlock.metrics.key-tag-names",
             "bizlock.migration.enabled",
             "bizlock.mode",
-            "bizlock.session.max-connections",
+            "bizlock.on-lost",
             "bizlock.table-name",
             "bizlock.wait-time",
             "bizlock.watchdog-lease");
@@ -54,8 +57,15 @@ class ConfigurationMetadataTest {
     void listsEveryPropertyWithAOneSentenceDescription() throws IOException {
         List<Map<String, Object>> properties = list(metadata(), "properties");
         assertThat(properties)
-                .extracting(property -> property.get("name"))
+                .extracting(property -> (String) property.get("name"))
+                .filteredOn(name -> name.startsWith("bizlock."))
                 .containsExactlyInAnyOrderElementsOf(PROPERTIES);
+        // Generated from @Endpoint(id = "bizlocks"), as for every Actuator endpoint.
+        assertThat(properties)
+                .extracting(property -> (String) property.get("name"))
+                .filteredOn(name -> !name.startsWith("bizlock."))
+                .containsExactlyInAnyOrder(
+                        "management.endpoint.bizlocks.access", "management.endpoint.bizlocks.cache.time-to-live");
         assertThat(properties)
                 .allSatisfy(property -> assertThat((String) property.get("description"))
                         .as("description of %s", property.get("name"))
@@ -74,7 +84,9 @@ class ConfigurationMetadataTest {
                 .containsEntry("bizlock.mode", "lease")
                 .containsEntry("bizlock.table-name", "biz_lock")
                 .containsEntry("bizlock.migration.enabled", true)
-                .containsEntry("bizlock.advisor-order", 2147483547);
+                .containsEntry("bizlock.advisor-order", 2147483547)
+                .containsEntry("bizlock.on-lost", "log")
+                .containsEntry("bizlock.endpoint.force-release.enabled", false);
         assertThat(BizLockProperties.DEFAULT_ADVISOR_ORDER).isEqualTo(2147483547);
     }
 

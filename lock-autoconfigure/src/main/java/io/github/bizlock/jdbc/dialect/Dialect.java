@@ -125,6 +125,32 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
                 """);
     }
 
+    /**
+     * Frees a lock whoever holds it, for an operator's force release; parameters type, id. The row keeps its token, so
+     * the next holder gets a higher one, and the former holder's watchdog or unlock finds the lock gone.
+     */
+    public String forceRelease() {
+        return sql("""
+                UPDATE ${table}
+                   SET owner_id    = NULL,
+                       modified_at = UTC_TIMESTAMP(6),
+                       expire_at   = UTC_TIMESTAMP(6)
+                 WHERE biz_type = ?
+                   AND biz_id = ?
+                   AND owner_id IS NOT NULL
+                """);
+    }
+
+    /** Which of the lock tables that the migrations create exist in the current schema; selects their names. */
+    public String existingTables() {
+        return sql("""
+                SELECT table_name AS name
+                  FROM information_schema.tables
+                 WHERE table_schema = DATABASE()
+                   AND table_name IN ('${table}', '${table}_token_floor', '${table}_row', '${table}_token')
+                """);
+    }
+
     /** The highest token among rows housekeeping may purge; parameters: retention twice (microseconds). */
     public String purgeableMaxToken() {
         return sql("""

@@ -1,0 +1,235 @@
+package io.github.bizlock.actuate;
+
+import io.github.bizlock.LockMode;
+import io.github.bizlock.core.LocalLock;
+import io.github.bizlock.core.LockKey;
+import io.github.bizlock.core.LockManager;
+import io.github.bizlock.jdbc.BizLockDao;
+import io.github.bizlock.jdbc.LockRow;
+import java.security.Principal;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+
+/**
+ * The {@code bizlocks} endpoint. Reading it lists the LEASE locks held across the cluster (from the lock table) and
+ * the locks this instance holds or waits for, in every mode. Writing it ({@code POST} with {@code name} and
+ * {@code key}) force-releases a LEASE lock whoever holds it; that is refused unless
+ * {@code bizlock.endpoint.force-release.enabled=true}, and every force release is logged with the requesting principal.
+ *
+ * <p>ROW and NAMED locks are held by database sessions, not rows with an owner, so they are listed only by the
+ * instance that holds them, and cannot be force-released here.
+ */
+@Endpoint(id = "bizlocks")
+public final class BizLocksEndpoint {
+
+    /** The property that allows force release. */
+    public static final String FORCE_RELEASE_PROPERTY = "bizlock.endpoint.force-release.enabled";
+
+    private static final Logger log = LoggerFactory.getLogger(BizLocksEndpoint.class);
+
+    private final BizLockDao dao;
+    private final LockManager manager;
+    private final int maxLocks;
+    private final boolean forceReleaseEnabled;
+
+    /**
+     * @param maxLocks the most cluster-wide locks listed
+     * @param forceReleaseEnabled whether the write operation may force-release locks
+     */
+    public BizLocksEndpoint(BizLockDao dao, LockManager manager, int maxLocks, boolean forceReleaseEnabled) {
+        if (maxLocks < 1) {
+            throw new IllegalArgumentException("bizlock.endpoint.max-locks must be at least 1, was " + maxLocks);
+        }
+        this.dao = Objects.requireNonNull(dao, "dao");
+        this.manager = Objects.requireNonNull(manager, "manager");
+        this.maxLocks = maxLocks;
+        this.forceReleaseEnabled = forceReleaseEnabled;
+    }
+
+    @ReadOperation
+    public LocksReport locks() {
+        List<LockRow> rows = dao.findHeld(maxLocks + 1);
+        List<HeldLock> held = rows.stream().limit(maxLocks).map(HeldLock::of).toList();
+        List<LockMode> notListed = manager.modes().stream()
+                .filter(mode -> mode != LockMode.LEASE)
+                .sorted()
+                .toList();
+        return new LocksReport(
+                manager.instanceId(),
+                held,
+                rows.size() > maxLocks,
+                notListed,
+                manager.locks().stream().map(InstanceLock::of).toList());
+    }
+
+    /**
+     * Force-releases a LEASE lock, whoever holds it. Its holder learns at its next renewal or unlock that it lost the
+     * lock, and reacts by its lost-lock policy.
+     */
+    @WriteOperation
+    public WebEndpointResponse<ForceReleaseResult> release(String name, String key, SecurityContext securityContext) {
+        Principal principal = securityContext.getPrincipal();
+        String who = principal != null ? principal.getName() : "an unauthenticated caller";
+        if (!forceReleaseEnabled) {
+            log.warn(
+                    "bizlock refused to force-release lock {}/{} requested by {}: {} is false",
+                    name,
+                    key,
+                    who,
+                    FORCE_RELEASE_PROPERTY);
+            return new WebEndpointResponse<>(
+                    new ForceReleaseResult(
+                            name,
+                            key,
+                            false,
+                            null,
+                            "Force release is disabled; set " + FORCE_RELEASE_PROPERTY + "=true to allow it"),
+                    403);
+        }
+        LockKey lockKey;
+        try {
+            lockKey = new LockKey(name, key);
+        } catch (IllegalArgumentException ex) {
+            return new WebEndpointResponse<>(
+                    new ForceReleaseResult(name, key, false, null, ex.getMessage()),
+                    WebEndpointResponse.STATUS_BAD_REQUEST);
+        }
+        Optional<LockRow> before = dao.find(lockKey);
+        boolean released = dao.forceRelease(lockKey);
+        String formerOwner = before.filter(LockRow::held).map(LockRow::owner).orElse(null);
+        if (released) {
+            log.warn(
+                    "bizlock force-released lock {} (owner {}, fencing token {}) at the request of {}",
+                    lockKey,
+                    formerOwner,
+                    before.map(LockRow::fencingToken).orElse(0L),
+                    who);
+            return new WebEndpointResponse<>(new ForceReleaseResult(
+                    name, key, true, formerOwner, "Released; the former holder will report the lock lost"));
+        }
+        log.info("bizlock force release of lock {} requested by {}: it was not held", lockKey, who);
+        return new WebEndpointResponse<>(
+                new ForceReleaseResult(name, key, false, null, "Not held: nothing to release"),
+                WebEndpointResponse.STATUS_NOT_FOUND);
+    }
+
+    /**
+     * What the endpoint lists.
+     *
+     * @param instance this instance's owner id
+     * @param held LEASE locks held across the cluster, oldest first
+     * @param truncated whether there were more than {@code bizlock.endpoint.max-locks} held
+     * @param notListedModes modes whose locks are not listed cluster-wide (they have no owner rows)
+     * @param local the locks this instance holds or waits for, in every mode
+     */
+    public record LocksReport(
+            String instance,
+            List<HeldLock> held,
+            boolean truncated,
+            List<LockMode> notListedModes,
+            List<InstanceLock> local) {}
+
+    /**
+     * A LEASE lock held somewhere in the cluster; times are the database's, in UTC.
+     *
+     * @param name the lock's name
+     * @param key the lock's key
+     * @param mode always {@code LEASE}
+     * @param owner the holding instance's owner id
+     * @param fencingToken the token of the current hold
+     * @param acquiredAt when it was acquired
+     * @param expiresAt when its lease ends unless renewed
+     */
+    public record HeldLock(
+            String name,
+            String key,
+            LockMode mode,
+            @Nullable String owner,
+            long fencingToken,
+            String acquiredAt,
+            String expiresAt) {
+
+        static HeldLock of(LockRow row) {
+            return new HeldLock(
+                    row.name(),
+                    row.key(),
+                    LockMode.LEASE,
+                    row.owner(),
+                    row.fencingToken(),
+                    utc(row.acquiredAt()),
+                    utc(row.expiresAt()));
+        }
+
+        private static String utc(LocalDateTime time) {
+            return time.toInstant(ZoneOffset.UTC).toString();
+        }
+    }
+
+    /**
+     * A lock this instance holds or waits for.
+     *
+     * @param name the lock's name
+     * @param key the lock's key
+     * @param mode its mode
+     * @param holderThread the thread holding it, or {@code null} while threads only wait
+     * @param fencingToken the token of the current hold, or 0
+     * @param heldForMillis how long it has been held
+     * @param renewedByWatchdog whether the watchdog renews it
+     * @param lost whether the hold was lost and not unlocked yet
+     * @param onLost the holder's lost-lock policy
+     * @param waiting how many other threads of this instance wait for it
+     */
+    public record InstanceLock(
+            String name,
+            String key,
+            LockMode mode,
+            @Nullable String holderThread,
+            long fencingToken,
+            long heldForMillis,
+            boolean renewedByWatchdog,
+            boolean lost,
+            @Nullable String onLost,
+            int waiting) {
+
+        static InstanceLock of(LocalLock lock) {
+            return new InstanceLock(
+                    lock.key().name(),
+                    lock.key().key(),
+                    lock.mode(),
+                    lock.holderThread(),
+                    lock.fencingToken(),
+                    lock.heldFor().toMillis(),
+                    lock.renewedByWatchdog(),
+                    lock.lost(),
+                    lock.onLost() != null ? lock.onLost().name() : null,
+                    lock.waiting());
+        }
+    }
+
+    /**
+     * The outcome of a force release.
+     *
+     * @param name the lock's name
+     * @param key the lock's key
+     * @param released whether a held lock was released
+     * @param formerOwner the instance that held it, when known
+     * @param message what happened
+     */
+    public record ForceReleaseResult(
+            String name,
+            String key,
+            boolean released,
+            @Nullable String formerOwner,
+            String message) {}
+}

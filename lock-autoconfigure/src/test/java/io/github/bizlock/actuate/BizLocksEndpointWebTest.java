@@ -1,0 +1,242 @@
+package io.github.bizlock.actuate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.bizlock.LockFixture;
+import io.github.bizlock.LockHandle;
+import io.github.bizlock.LockLostEvent;
+import io.github.bizlock.LockMode;
+import io.github.bizlock.LockTemplate;
+import io.github.bizlock.core.InstanceId;
+import io.github.bizlock.core.LockKey;
+import io.github.bizlock.core.LockManager;
+import io.github.bizlock.jdbc.BizLockDao;
+import io.github.bizlock.jdbc.dialect.Dialects;
+import io.github.bizlock.test.TestDatabase;
+import io.github.bizlock.test.TestDatabaseExtension;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.json.JsonParserFactory;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+
+/**
+ * A real Spring Boot application with a web server, Actuator and the starter: the health indicator, the
+ * {@code bizlocks} endpoint and the metrics endpoint over HTTP, on a real database.
+ */
+@ExtendWith(TestDatabaseExtension.class)
+class BizLocksEndpointWebTest {
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class App {}
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    private static ConfigurableApplicationContext start(TestDatabase database, String... properties) {
+        return new SpringApplicationBuilder(App.class)
+                .properties(
+                        "server.port=0",
+                        "spring.datasource.url=" + database.jdbcUrl(),
+                        "spring.datasource.username=" + database.username(),
+                        "spring.datasource.password=" + database.password(),
+                        "bizlock.housekeeping.enabled=false",
+                        // The starter migrates its own tables; the application has no migrations of its own.
+                        "spring.flyway.enabled=false",
+                        "management.endpoints.web.exposure.include=health,bizlocks,metrics",
+                        "management.endpoint.health.show-details=always")
+                .properties(properties)
+                .run();
+    }
+
+    private HttpResponse<String> get(ConfigurableApplicationContext app, String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(uri(app, path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> post(ConfigurableApplicationContext app, String path, String json) throws Exception {
+        return http.send(
+                HttpRequest.newBuilder(uri(app, path))
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(json))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static URI uri(ConfigurableApplicationContext app, String path) {
+        return URI.create("http://127.0.0.1:" + app.getEnvironment().getProperty("local.server.port") + path);
+    }
+
+    private static Map<String, Object> json(HttpResponse<String> response) {
+        return JsonParserFactory.getJsonParser().parseMap(response.body());
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> list(Map<String, Object> map, String name) {
+        return (List<Map<String, Object>>) map.get(name);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void healthIsUpWithTheDatabaseAndTheTables(TestDatabase database) throws Exception {
+        try (ConfigurableApplicationContext app = start(database)) {
+            HttpResponse<String> response = get(app, "/actuator/health/bizlock");
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+            Map<String, Object> health = json(response);
+            assertThat(health.get("status")).isEqualTo("UP");
+            Map<String, Object> details = (Map<String, Object>) health.get("details");
+            assertThat(details)
+                    .containsEntry("table", "biz_lock")
+                    .hasEntrySatisfying(
+                            "renewalsOverdue",
+                            value -> assertThat(((Number) value).intValue()).isZero())
+                    .containsKeys("database", "databaseTime", "instance", "held", "waiting");
+        }
+    }
+
+    @Test
+    void healthIsDownWhenTheTablesAreMissing(DataSource dataSource) {
+        BizLockDao absent = new BizLockDao(
+                dataSource,
+                new DataSourceTransactionManager(dataSource),
+                Dialects.detect(dataSource, "absent_lock"),
+                "absent_lock");
+        try (LockManager manager =
+                LockFixture.manager(absent, InstanceId.generate()).build()) {
+            Health health = new BizLockHealthIndicator(absent, manager).health(true);
+            assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(health.getDetails())
+                    .containsEntry(
+                            "missingTables",
+                            List.of("absent_lock", "absent_lock_token_floor", "absent_lock_row", "absent_lock_token"));
+        }
+    }
+
+    @Test
+    void listsLocksHeldAcrossTheClusterAndThisInstancesHoldsAndRefusesForceRelease(TestDatabase database)
+            throws Exception {
+        try (ConfigurableApplicationContext app = start(database);
+                LockManager elsewhere =
+                        LockFixture.manager(database.dataSource()).build()) {
+            LockHandle remote = elsewhere
+                    .tryAcquire(new LockKey("order", "42"), LockMode.LEASE, Duration.ZERO, null)
+                    .orElseThrow();
+            LockTemplate locks = app.getBean(LockTemplate.class);
+            try (LockHandle local = locks.acquire("stock", "sku-1")) {
+                HttpResponse<String> response = get(app, "/actuator/bizlocks");
+                assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+                Map<String, Object> report = json(response);
+                assertThat(report.get("instance"))
+                        .isEqualTo(app.getBean(LockManager.class).instanceId());
+                assertThat(list(report, "held"))
+                        .anySatisfy(lock -> assertThat(lock)
+                                .containsEntry("name", "order")
+                                .containsEntry("key", "42")
+                                .containsEntry("mode", "LEASE")
+                                .containsEntry("owner", elsewhere.instanceId())
+                                .hasEntrySatisfying(
+                                        "fencingToken",
+                                        value -> assertThat(((Number) value).longValue())
+                                                .isEqualTo(remote.fencingToken()))
+                                .containsKeys("acquiredAt", "expiresAt"))
+                        .anySatisfy(lock -> assertThat(lock)
+                                .containsEntry("name", "stock")
+                                .containsEntry(
+                                        "owner", app.getBean(LockManager.class).instanceId()));
+                assertThat(list(report, "local"))
+                        .singleElement()
+                        .satisfies(lock -> assertThat(lock)
+                                .containsEntry("name", "stock")
+                                .containsEntry("key", "sku-1")
+                                .containsEntry(
+                                        "holderThread", Thread.currentThread().getName())
+                                .hasEntrySatisfying(
+                                        "fencingToken",
+                                        value -> assertThat(((Number) value).longValue())
+                                                .isEqualTo(local.fencingToken()))
+                                .containsEntry("onLost", "LOG"));
+
+                HttpResponse<String> refused = post(app, "/actuator/bizlocks", "{\"name\":\"order\",\"key\":\"42\"}");
+                assertThat(refused.statusCode()).isEqualTo(403);
+                assertThat(refused.body()).contains("bizlock.endpoint.force-release.enabled");
+                assertThat(remote.isHeld()).isTrue();
+                assertThat(app.getBean(BizLockDao.class)
+                                .find(new LockKey("order", "42"))
+                                .orElseThrow()
+                                .held())
+                        .as("still held after the refusal")
+                        .isTrue();
+            }
+            remote.unlock();
+        }
+    }
+
+    @Test
+    void forceReleaseWhenEnabledFreesTheLockAndItsHolderReportsItLost(TestDatabase database) throws Exception {
+        List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
+        try (ConfigurableApplicationContext app = start(database, "bizlock.endpoint.force-release.enabled=true");
+                LockManager elsewhere = LockFixture.manager(database.dataSource())
+                        .watchdogLease(Duration.ofMillis(600))
+                        .build()) {
+            elsewhere.addListener(lost::add);
+            LockHandle remote = elsewhere
+                    .tryAcquire(new LockKey("job", "nightly"), LockMode.LEASE, Duration.ZERO, null)
+                    .orElseThrow();
+
+            HttpResponse<String> released = post(app, "/actuator/bizlocks", "{\"name\":\"job\",\"key\":\"nightly\"}");
+            assertThat(released.statusCode()).as(released.body()).isEqualTo(200);
+            assertThat(json(released))
+                    .containsEntry("released", true)
+                    .containsEntry("formerOwner", elsewhere.instanceId());
+            assertThat(app.getBean(LockTemplate.class)
+                            .tryAcquire("job", "nightly", Duration.ofSeconds(5))
+                            .map(handle -> {
+                                handle.unlock();
+                                return true;
+                            }))
+                    .as("another instance can take it at once")
+                    .contains(true);
+
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (lost.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(lost)
+                    .singleElement()
+                    .satisfies(event -> assertThat(event.key()).isEqualTo("nightly"));
+            assertThat(remote.isHeld()).isFalse();
+
+            HttpResponse<String> notHeld = post(app, "/actuator/bizlocks", "{\"name\":\"job\",\"key\":\"nightly\"}");
+            assertThat(notHeld.statusCode()).isEqualTo(404);
+        }
+    }
+
+    @Test
+    void exposesTheLockMetrics(TestDatabase database) throws Exception {
+        try (ConfigurableApplicationContext app = start(database)) {
+            app.getBean(LockTemplate.class).execute("metered", "1", () -> null);
+            for (String meter : List.of("bizlock.acquire", "bizlock.wait", "bizlock.hold", "bizlock.held")) {
+                HttpResponse<String> response = get(app, "/actuator/metrics/" + meter);
+                assertThat(response.statusCode())
+                        .as(meter + ": " + response.body())
+                        .isEqualTo(200);
+            }
+            assertThat(get(app, "/actuator/metrics/bizlock.acquire?tag=outcome:acquired&tag=name:metered")
+                            .body())
+                    .contains("\"COUNT\"");
+        }
+    }
+}
