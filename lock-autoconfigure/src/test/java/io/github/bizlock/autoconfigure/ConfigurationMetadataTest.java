@@ -34,6 +34,7 @@ class ConfigurationMetadataTest {
             "bizlock.migration.enabled",
             "bizlock.mode",
             "bizlock.on-lost",
+            "bizlock.session.max-connections",
             "bizlock.table-name",
             "bizlock.wait-time",
             "bizlock.watchdog-lease");

@@ -1,5 +1,6 @@
 package io.github.bizlock.sample.job;
 
+import io.github.bizlock.LockMode;
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.annotation.OnFailure;
 import io.github.bizlock.sample.SampleInstance;
@@ -12,7 +13,8 @@ import org.springframework.transaction.annotation.Transactional;
 /**
  * A job every replica schedules, which must run once per tick for the whole cluster. The lock stops replicas running
  * it at the same moment; the slot check inside stops a replica whose clock fires a little later from running the same
- * tick again after the first has finished.
+ * tick again after the first has finished. A ROW lock ({@code SELECT ... FOR UPDATE NOWAIT}) answers "busy" in one
+ * statement, and a crashed replica's lock frees as soon as the server notices its session is gone.
  */
 @Service
 public class InventoryReportJob {
@@ -31,7 +33,12 @@ public class InventoryReportJob {
     }
 
     /** @return whether this replica ran the tick, or {@code null} if another held the lock */
-    @DistributedLock(name = "job", key = "'inventory-report'", waitTime = "0s", onFailure = OnFailure.SKIP)
+    @DistributedLock(
+            name = "job",
+            key = "'inventory-report'",
+            waitTime = "0s",
+            onFailure = OnFailure.SKIP,
+            mode = LockMode.ROW)
     @Transactional
     public Boolean runTick() {
         // The slot comes from the database clock, which all replicas share.

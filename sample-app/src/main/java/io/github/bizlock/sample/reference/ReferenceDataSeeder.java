@@ -1,5 +1,6 @@
 package io.github.bizlock.sample.reference;
 
+import io.github.bizlock.LockMode;
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.annotation.OnFailure;
 import io.github.bizlock.sample.SampleInstance;
@@ -20,11 +21,17 @@ public class ReferenceDataSeeder {
 
     /**
      * Seeds the reference data unless it is there. A replica that finds another one seeding right now skips
-     * ({@code onFailure = SKIP} returns {@code null} without running the method): the other one does the work.
+     * ({@code onFailure = SKIP} returns {@code null} without running the method): the other one does the work. A NAMED
+     * lock ({@code GET_LOCK}) suits start-up work: if the seeding replica dies, the server frees the lock at once.
      *
      * @return whether this replica seeded, or {@code null} if it skipped because another was seeding
      */
-    @DistributedLock(name = "seed", key = "'reference-data'", waitTime = "0s", onFailure = OnFailure.SKIP)
+    @DistributedLock(
+            name = "seed",
+            key = "'reference-data'",
+            waitTime = "0s",
+            onFailure = OnFailure.SKIP,
+            mode = LockMode.NAMED)
     @Transactional
     public Boolean seedIfEmpty() {
         Integer rows = jdbc.queryForObject("SELECT COUNT(*) FROM reference_data", Integer.class);
