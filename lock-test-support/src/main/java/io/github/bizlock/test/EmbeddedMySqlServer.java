@@ -37,13 +37,13 @@ public final class EmbeddedMySqlServer implements DatabaseServer {
 
     private final Process process;
     private final Path dataDirectory;
-    private final int port;
+    private final Endpoint endpoint;
     private final boolean temporary;
 
     private EmbeddedMySqlServer(Process process, Path dataDirectory, int port, boolean temporary) {
         this.process = process;
         this.dataDirectory = dataDirectory;
-        this.port = port;
+        this.endpoint = new Endpoint(port, "embedded");
         this.temporary = temporary;
     }
 
@@ -76,7 +76,7 @@ public final class EmbeddedMySqlServer implements DatabaseServer {
      * machine share one database, as replicas of a service would.
      */
     public static DatabaseServer startOrReuse(Path dataDirectory, int port) {
-        ReusedServer running = new ReusedServer(port);
+        Endpoint running = new Endpoint(port, "embedded, started by another process");
         if (running.answers()) {
             return running;
         }
@@ -257,26 +257,26 @@ public final class EmbeddedMySqlServer implements DatabaseServer {
 
     @Override
     public String jdbcUrl(String database) {
-        return JdbcUrls.mysql("127.0.0.1:" + port, database, null);
+        return endpoint.jdbcUrl(database);
     }
 
     @Override
     public String username() {
-        return "root";
+        return endpoint.username();
     }
 
     @Override
     public String password() {
-        return "";
+        return endpoint.password();
     }
 
     @Override
     public String origin() {
-        return "embedded";
+        return endpoint.origin();
     }
 
-    /** An embedded server another process started on a known port. */
-    private record ReusedServer(int port) implements DatabaseServer {
+    /** Where an embedded server listens: 127.0.0.1, as root without a password. */
+    private record Endpoint(int port, String origin) implements DatabaseServer {
 
         boolean answers() {
             try (Connection ignored = DriverManager.getConnection(jdbcUrl(""), username(), password())) {
@@ -299,11 +299,6 @@ public final class EmbeddedMySqlServer implements DatabaseServer {
         @Override
         public String password() {
             return "";
-        }
-
-        @Override
-        public String origin() {
-            return "embedded, started by another process";
         }
     }
 
