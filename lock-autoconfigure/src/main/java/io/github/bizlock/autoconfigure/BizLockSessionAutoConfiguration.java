@@ -27,61 +27,46 @@ import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 @EnableConfigurationProperties(BizLockSessionProperties.class)
 public final class BizLockSessionAutoConfiguration {
 
+    /**
+     * Where held sessions connect: plain connections with the lock DataSource's URL and credentials. The engines keep
+     * idle ones for reuse, and a pool in between would only hide a dead session behind a fresh one. Not a
+     * {@link DataSource} bean, so the application's DataSource stays the only one.
+     */
+    public record SessionConnections(DataSource dataSource) {}
+
     @Bean
     @ConditionalOnMissingBean
-    NamedLockEngine namedLockEngine(
-            BizLockDao dao,
-            LeaseLockEngine lease,
+    SessionConnections bizLockSessionConnections(
             BizLockProperties properties,
-            BizLockSessionProperties session,
             ListableBeanFactory beanFactory,
             @BizLockDataSource ObjectProvider<DataSource> qualified,
             ObjectProvider<DataSource> dataSources) {
-        return new NamedLockEngine(
-                dao,
-                sessionDataSource(properties, beanFactory, qualified, dataSources),
-                session.getMaxConnections(),
-                lease.owner());
+        DataSource lockDataSource = BizLockAutoConfiguration.lockDataSource(
+                properties.getDatasource(), beanFactory, qualified, dataSources);
+        try {
+            return new SessionConnections(DataSourceBuilder.derivedFrom(lockDataSource)
+                    .type(SimpleDriverDataSource.class)
+                    .build());
+        } catch (RuntimeException ex) {
+            throw new IllegalStateException(
+                    "bizlock cannot read the URL and credentials of the lock DataSource (" + lockDataSource.getClass()
+                            + ") to open the connections ROW and NAMED locks hold; define a"
+                            + " BizLockSessionAutoConfiguration.SessionConnections bean with a DataSource for them",
+                    ex);
+        }
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    NamedLockEngine namedLockEngine(
+            BizLockDao dao, LeaseLockEngine lease, SessionConnections connections, BizLockSessionProperties session) {
+        return new NamedLockEngine(dao, connections.dataSource(), session.getMaxConnections(), lease.owner());
     }
 
     @Bean
     @ConditionalOnMissingBean
     RowLockEngine rowLockEngine(
-            BizLockDao dao,
-            LeaseLockEngine lease,
-            BizLockProperties properties,
-            BizLockSessionProperties session,
-            ListableBeanFactory beanFactory,
-            @BizLockDataSource ObjectProvider<DataSource> qualified,
-            ObjectProvider<DataSource> dataSources) {
-        return new RowLockEngine(
-                dao,
-                sessionDataSource(properties, beanFactory, qualified, dataSources),
-                session.getMaxConnections(),
-                lease.owner());
-    }
-
-    /**
-     * Plain connections with the lock DataSource's URL and credentials: the engines keep idle ones for reuse, and a
-     * pool in between would only hide a dead session behind a fresh one.
-     */
-    static DataSource sessionDataSource(
-            BizLockProperties properties,
-            ListableBeanFactory beanFactory,
-            ObjectProvider<DataSource> qualified,
-            ObjectProvider<DataSource> dataSources) {
-        DataSource lockDataSource = BizLockAutoConfiguration.lockDataSource(
-                properties.getDatasource(), beanFactory, qualified, dataSources);
-        try {
-            return DataSourceBuilder.derivedFrom(lockDataSource)
-                    .type(SimpleDriverDataSource.class)
-                    .build();
-        } catch (RuntimeException ex) {
-            throw new IllegalStateException(
-                    "bizlock cannot read the URL and credentials of the lock DataSource (" + lockDataSource.getClass()
-                            + ") to open the connections ROW and NAMED locks hold; define NamedLockEngine and"
-                            + " RowLockEngine beans with a DataSource of your own for them",
-                    ex);
-        }
+            BizLockDao dao, LeaseLockEngine lease, SessionConnections connections, BizLockSessionProperties session) {
+        return new RowLockEngine(dao, connections.dataSource(), session.getMaxConnections(), lease.owner());
     }
 }
