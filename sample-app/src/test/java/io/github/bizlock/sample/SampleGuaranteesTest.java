@@ -138,6 +138,23 @@ class SampleGuaranteesTest {
     }
 
     @Test
+    void restockOverHttpWritesWithTheFencingToken() throws Exception {
+        inventory.reset("SKU-HTTP", 5);
+        HttpResponse<String> response = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                                        + "/inventory/SKU-HTTP/restock?quantity=10&pause=10ms"))
+                                .POST(HttpRequest.BodyPublishers.noBody())
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).isEqualTo("15");
+        assertThat(jdbc.queryForObject("SELECT fence FROM inventory WHERE sku = 'SKU-HTTP'", Long.class))
+                .isPositive();
+    }
+
+    @Test
     void protectedReservationsNeverOversell() throws Exception {
         InventoryService other = secondReplica.getBean(InventoryService.class);
         inventory.reset("SKU-LOCKED", 50);

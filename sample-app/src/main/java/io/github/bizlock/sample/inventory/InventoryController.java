@@ -1,6 +1,6 @@
 package io.github.bizlock.sample.inventory;
 
-import java.time.Duration;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -48,8 +48,9 @@ public class InventoryController {
     public int restock(
             @PathVariable String sku,
             @RequestParam(defaultValue = "10") int quantity,
-            @RequestParam(defaultValue = "0ms") Duration pause) {
-        return inventory.restock(sku, quantity, pause);
+            @RequestParam(defaultValue = "0ms") String pause) {
+        // e.g. pause=3s: stall between reading and writing, longer than the 2 s lease, to play a stale holder.
+        return inventory.restock(sku, quantity, DurationStyle.detectAndParse(pause));
     }
 
     private static ResponseEntity<Reservation> answer(Reservation reservation) {
