@@ -65,6 +65,11 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
 
     /** Frees the lock if this owner and token still hold it; the row stays for reuse and keeps its token. */
     public String release() {
+        return freeLock("owner_id = ? AND fencing_token = ?");
+    }
+
+    /** Frees a lock's row if {@code holder} matches; parameters type, id, then those of {@code holder}. */
+    private String freeLock(String holder) {
         return sql("""
                 UPDATE ${table}
                    SET owner_id    = NULL,
@@ -72,9 +77,8 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
                        expire_at   = UTC_TIMESTAMP(6)
                  WHERE biz_type = ?
                    AND biz_id = ?
-                   AND owner_id = ?
-                   AND fencing_token = ?
-                """);
+                   AND %s
+                """.formatted(holder));
     }
 
     /** Extends the leases of {@code count} locks of one owner: parameters lease, owner, then type, id, token each. */
@@ -130,15 +134,7 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
      * the next holder gets a higher one, and the former holder's watchdog or unlock finds the lock gone.
      */
     public String forceRelease() {
-        return sql("""
-                UPDATE ${table}
-                   SET owner_id    = NULL,
-                       modified_at = UTC_TIMESTAMP(6),
-                       expire_at   = UTC_TIMESTAMP(6)
-                 WHERE biz_type = ?
-                   AND biz_id = ?
-                   AND owner_id IS NOT NULL
-                """);
+        return freeLock("owner_id IS NOT NULL");
     }
 
     /** Which of the lock tables that the migrations create exist in the current schema; selects their names. */
@@ -234,13 +230,7 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
      * connection id, so the caller can check that the session is the one it opened.
      */
     public String lockRowNowait() {
-        return sql("""
-                SELECT CONNECTION_ID()
-                  FROM ${table}_row
-                 WHERE biz_type = ?
-                   AND biz_id = ?
-                   FOR UPDATE NOWAIT
-                """);
+        return selectRow("FOR UPDATE NOWAIT");
     }
 
     /**
@@ -249,13 +239,18 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
      * id. Selects the connection id.
      */
     public String lockRow(long seconds) {
+        return selectRow("FOR UPDATE");
+    }
+
+    /** Selects the connection id from a ROW lock's row, locking it with {@code locking}; parameters type, id. */
+    protected final String selectRow(String locking) {
         return sql("""
                 SELECT CONNECTION_ID()
                   FROM ${table}_row
                  WHERE biz_type = ?
                    AND biz_id = ?
-                   FOR UPDATE
-                """);
+                   %s
+                """.formatted(locking));
     }
 
     /**

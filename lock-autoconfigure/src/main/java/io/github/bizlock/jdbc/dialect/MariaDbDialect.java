@@ -23,13 +23,7 @@ public final class MariaDbDialect extends Dialect {
     /** MariaDB takes the wait in the statement ({@code WAIT n}, since 10.3), so no session variable is set. */
     @Override
     public String lockRow(long seconds) {
-        return sql("""
-                SELECT CONNECTION_ID()
-                  FROM ${table}_row
-                 WHERE biz_type = ?
-                   AND biz_id = ?
-                   FOR UPDATE WAIT %d
-                """.formatted(seconds));
+        return selectRow("FOR UPDATE WAIT " + seconds);
     }
 
     @Override
