@@ -90,9 +90,7 @@ public final class BizLockDao {
             throw ex;
         }
         if (token.isEmpty()) {
-            throw new IllegalStateException("The row of " + table + "_token_floor is missing, so no fencing token"
-                    + " can be issued; restore it with: INSERT INTO " + table
-                    + "_token_floor (id, floor_token) VALUES (1, <a value above every token ever issued>)");
+            throw missingFloor();
         }
         return token;
     }
@@ -238,19 +236,26 @@ public final class BizLockDao {
                     bind(statement, params);
                     return statement;
                 },
-                (PreparedStatement statement) -> {
-                    // 1 for an insert or update; 2 for the update branch of INSERT ... ON DUPLICATE KEY UPDATE.
-                    if (statement.executeUpdate() == 0) {
-                        return OptionalLong.empty();
-                    }
-                    try (ResultSet keys = statement.getGeneratedKeys()) {
-                        if (!keys.next() || keys.getLong(1) <= 0) {
-                            throw new IllegalStateException(
-                                    "The server did not return the fencing token set by LAST_INSERT_ID()");
-                        }
-                        return OptionalLong.of(keys.getLong(1));
-                    }
-                }));
+                (PreparedStatement statement) -> executeReturningToken(statement)));
+    }
+
+    /**
+     * Runs a statement prepared with {@link Statement#RETURN_GENERATED_KEYS} that sets a fencing token with
+     * {@code LAST_INSERT_ID(expr)}, and reads the token from its generated key.
+     *
+     * @return the token, or empty if the statement changed no row
+     */
+    public static OptionalLong executeReturningToken(PreparedStatement statement) throws SQLException {
+        // 1 for an insert or update; 2 for the update branch of INSERT ... ON DUPLICATE KEY UPDATE.
+        if (statement.executeUpdate() == 0) {
+            return OptionalLong.empty();
+        }
+        try (ResultSet keys = statement.getGeneratedKeys()) {
+            if (!keys.next() || keys.getLong(1) <= 0) {
+                throw new IllegalStateException("The server did not return the fencing token set by LAST_INSERT_ID()");
+            }
+            return OptionalLong.of(keys.getLong(1));
+        }
     }
 
     private static void bind(PreparedStatement statement, Object... params) throws SQLException {

@@ -2,11 +2,11 @@ package io.github.bizlock.jdbc.session;
 
 import io.github.bizlock.LockMode;
 import io.github.bizlock.core.LockKey;
+import io.github.bizlock.jdbc.BizLockDao;
 import io.github.bizlock.jdbc.dialect.Dialect;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.OptionalLong;
@@ -70,17 +70,7 @@ public final class SessionSupport {
             statement.setBytes(1, bytes(key.name()));
             statement.setBytes(2, bytes(key.key()));
             statement.setBytes(3, bytes(mode.name()));
-            // 1 when the lock's token row is created, 2 when it is raised: the token is the generated key either way.
-            if (statement.executeUpdate() == 0) {
-                return OptionalLong.empty();
-            }
-            try (ResultSet keys = statement.getGeneratedKeys()) {
-                if (!keys.next() || keys.getLong(1) <= 0) {
-                    throw new IllegalStateException(
-                            "The server did not return the fencing token set by LAST_INSERT_ID()");
-                }
-                return OptionalLong.of(keys.getLong(1));
-            }
+            return BizLockDao.executeReturningToken(statement);
         }
     }
 }
