@@ -1,13 +1,11 @@
 package io.github.bizlock.jdbc.named;
 
-import io.github.bizlock.LockAcquisitionException;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.core.Grant;
-import io.github.bizlock.core.LockEngine;
 import io.github.bizlock.core.LockKey;
 import io.github.bizlock.jdbc.BizLockDao;
-import io.github.bizlock.jdbc.dialect.Dialect;
 import io.github.bizlock.jdbc.session.Session;
+import io.github.bizlock.jdbc.session.SessionLockEngine;
 import io.github.bizlock.jdbc.session.SessionPool;
 import io.github.bizlock.jdbc.session.SessionSupport;
 import java.nio.charset.StandardCharsets;
@@ -17,13 +15,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.HexFormat;
-import java.util.List;
-import java.util.Set;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.springframework.dao.DataAccessException;
 
 /**
  * NAMED mode: {@code GET_LOCK} / {@code RELEASE_LOCK} on a session held from acquire to release.
@@ -42,16 +36,9 @@ import org.springframework.dao.DataAccessException;
  * {@code KILL QUERY} at the exact deadline or on interrupt. MySQL reports the killed wait as error 1317, MariaDB as a
  * NULL result; any other NULL result is an error, not "busy".
  */
-public final class NamedLockEngine implements LockEngine, AutoCloseable {
+public final class NamedLockEngine extends SessionLockEngine {
 
-    /** The setting named when sessions run out. */
-    public static final String MAX_SESSIONS_PROPERTY = "bizlock.session.max-connections";
-
-    private final BizLockDao dao;
-    private final Dialect dialect;
     private final String table;
-    private final String owner;
-    private final SessionPool sessions;
 
     /**
      * @param dao the lock tables' DAO, for the dialect and table name
@@ -60,31 +47,13 @@ public final class NamedLockEngine implements LockEngine, AutoCloseable {
      * @param owner this process's instance id
      */
     public NamedLockEngine(BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner) {
-        this.dao = dao;
-        this.dialect = dao.dialect();
+        super(dao, sessionDataSource, maxSessions, owner, connection -> connection.setAutoCommit(true), "GET_LOCK");
         this.table = dao.table();
-        this.owner = owner;
-        this.sessions = new SessionPool(
-                sessionDataSource,
-                dialect,
-                maxSessions,
-                MAX_SESSIONS_PROPERTY,
-                connection -> connection.setAutoCommit(true));
     }
 
     @Override
     public LockMode mode() {
         return LockMode.NAMED;
-    }
-
-    @Override
-    public boolean heldBySession() {
-        return true;
-    }
-
-    /** The session pool, for metrics and tests. */
-    public SessionPool sessions() {
-        return sessions;
     }
 
     /** The name passed to {@code GET_LOCK} for a lock. */
@@ -100,85 +69,16 @@ public final class NamedLockEngine implements LockEngine, AutoCloseable {
     }
 
     @Override
-    public @Nullable Grant acquire(LockKey key, Duration lease, long deadlineNanos) throws InterruptedException {
-        Session session = borrow(key);
-        String name = serverLockName(key);
-        boolean keep = false;
-        try {
-            while (true) {
-                if (Thread.interrupted()) {
-                    throw new InterruptedException("Interrupted while waiting for lock " + key);
-                }
-                long remaining = deadlineNanos - System.nanoTime();
-                Outcome outcome = getLock(session, name, remaining, deadlineNanos);
-                switch (outcome) {
-                    case ACQUIRED -> {
-                        long token = SessionSupport.issueToken(session.connection(), dialect, key, LockMode.NAMED)
-                                .orElseThrow(dao::missingFloor);
-                        keep = true;
-                        // The session answered just now: the heartbeat lease counts from here.
-                        return new Grant(key, owner, token, lease, System.nanoTime(), session);
-                    }
-                    case BUSY -> {
-                        if (deadlineNanos - System.nanoTime() <= 0) {
-                            return null;
-                        }
-                    }
-                    case DEADLINE -> {
-                        return null;
-                    }
-                    case INTERRUPTED -> {
-                        Thread.interrupted();
-                        throw new InterruptedException("Interrupted while waiting for lock " + key);
-                    }
-                }
-            }
-        } catch (SQLException ex) {
-            sessions.discard(session);
-            keep = true;
-            throw SessionSupport.translate("GET_LOCK for " + key, ex);
-        } catch (RuntimeException | Error ex) {
-            // The session may hold the server lock (a failed token); closing it frees the lock.
-            sessions.discard(session);
-            keep = true;
-            throw ex;
-        } finally {
-            if (!keep) {
-                sessions.giveBack(session);
-            }
-        }
-    }
-
-    private enum Outcome {
-        ACQUIRED,
-        BUSY,
-        DEADLINE,
-        INTERRUPTED
-    }
-
-    private Outcome getLock(Session session, String name, long remainingNanos, long deadlineNanos) throws SQLException {
+    protected Outcome lock(Session session, LockKey key, long deadlineNanos) throws SQLException {
+        long remainingNanos = deadlineNanos - System.nanoTime();
         long seconds = remainingNanos <= 0 ? 0 : SessionSupport.ceilSeconds(remainingNanos);
         try (PreparedStatement statement = session.connection().prepareStatement(dialect.getLock())) {
-            statement.setString(1, name);
+            statement.setString(1, serverLockName(key));
             statement.setLong(2, seconds);
             if (seconds == 0) {
                 return result(session, statement, null);
             }
-            SessionPool.readTimeout(session, SessionSupport.waitReadTimeoutMillis(remainingNanos));
-            SessionPool.Watch watch = sessions.watch(session, deadlineNanos);
-            try {
-                return result(session, statement, watch);
-            } catch (SQLException ex) {
-                watch.close();
-                SessionPool.Ending ending = watch.ending();
-                if (ending != null && ex.getErrorCode() == SessionSupport.ER_QUERY_INTERRUPTED) {
-                    return ending == SessionPool.Ending.DEADLINE ? Outcome.DEADLINE : Outcome.INTERRUPTED;
-                }
-                throw ex;
-            } finally {
-                watch.close();
-                SessionPool.readTimeout(session, SessionPool.STATEMENT_TIMEOUT.toMillis());
-            }
+            return watched(session, deadlineNanos, remainingNanos, watch -> result(session, statement, watch));
         }
     }
 
@@ -191,16 +91,12 @@ public final class NamedLockEngine implements LockEngine, AutoCloseable {
             if (watch != null) {
                 watch.close();
             }
-            if (row.getLong(2) != session.connectionId()) {
-                throw new IllegalStateException("The bizlock session connection " + session.connectionId()
-                        + " became connection " + row.getLong(2) + ": it reconnected and lost its locks; do not"
-                        + " set autoReconnect on the session DataSource");
-            }
+            requireSameConnection(session, row.getLong(2));
             if (nullResult) {
                 SessionPool.Ending ending = watch != null ? watch.ending() : null;
                 if (ending != null) {
                     // MariaDB: a GET_LOCK ended by KILL QUERY returns NULL.
-                    return ending == SessionPool.Ending.DEADLINE ? Outcome.DEADLINE : Outcome.INTERRUPTED;
+                    return ended(ending);
                 }
                 throw new IllegalStateException("GET_LOCK returned NULL on " + session
                         + ": the server failed to take the lock (out of memory, or the statement was killed by"
@@ -210,75 +106,34 @@ public final class NamedLockEngine implements LockEngine, AutoCloseable {
         }
     }
 
-    /**
-     * Heartbeat: asks each grant's session whether it still holds its lock.
-     *
-     * @return the grants whose session is gone or no longer holds the lock
-     */
+    /** The token commits on its own on the held connection, in autocommit. */
     @Override
-    public Set<Grant> renew(List<Grant> grants) {
-        Set<Grant> gone = new HashSet<>();
-        for (Grant grant : grants) {
-            Session session = session(grant);
-            synchronized (session) {
-                if (session.isDone()) {
-                    continue;
-                }
-                try (PreparedStatement statement = session.connection().prepareStatement(dialect.holdsLock())) {
-                    statement.setString(1, serverLockName(grant.key()));
-                    try (ResultSet row = statement.executeQuery()) {
-                        if (!row.next() || row.getInt(1) != 1) {
-                            gone.add(grant);
-                        }
-                    }
-                } catch (SQLException ex) {
-                    gone.add(grant);
-                }
+    protected Grant grant(Session session, LockKey key, Duration lease) throws SQLException {
+        long token = SessionSupport.issueToken(session.connection(), dialect, key, LockMode.NAMED)
+                .orElseThrow(dao::missingFloor);
+        // The session answered just now: the heartbeat lease counts from here.
+        return new Grant(key, owner, token, lease, System.nanoTime(), session);
+    }
+
+    /** {@code IS_USED_LOCK(name) = CONNECTION_ID()}: false once the session no longer holds the lock. */
+    @Override
+    protected boolean stillHolds(Session session, Grant grant) throws SQLException {
+        return isOne(session, dialect.holdsLock(), grant.key());
+    }
+
+    /** {@code RELEASE_LOCK}: anything but 1 leaves the session in doubt, and it is discarded. */
+    @Override
+    protected boolean unlock(Session session, Grant grant) throws SQLException {
+        return isOne(session, dialect.releaseLock(), grant.key());
+    }
+
+    /** Runs a query on the lock's server name and tells whether it answered 1. */
+    private boolean isOne(Session session, String sql, LockKey key) throws SQLException {
+        try (PreparedStatement statement = session.connection().prepareStatement(sql)) {
+            statement.setString(1, serverLockName(key));
+            try (ResultSet row = statement.executeQuery()) {
+                return row.next() && row.getInt(1) == 1;
             }
         }
-        return gone;
-    }
-
-    @Override
-    public boolean release(Grant grant) {
-        Session session = session(grant);
-        synchronized (session) {
-            session.markDone();
-            try (PreparedStatement statement = session.connection().prepareStatement(dialect.releaseLock())) {
-                statement.setString(1, serverLockName(grant.key()));
-                try (ResultSet row = statement.executeQuery()) {
-                    boolean released = row.next() && row.getInt(1) == 1;
-                    if (released) {
-                        sessions.giveBack(session);
-                    } else {
-                        sessions.discard(session);
-                    }
-                    return released;
-                }
-            } catch (SQLException ex) {
-                sessions.discard(session);
-                return false;
-            }
-        }
-    }
-
-    @Override
-    public void close() {
-        sessions.close();
-    }
-
-    private Session borrow(LockKey key) {
-        try {
-            return sessions.borrow();
-        } catch (DataAccessException ex) {
-            throw new LockAcquisitionException(key.name(), key.key(), ex.getMessage(), ex);
-        }
-    }
-
-    private static Session session(Grant grant) {
-        if (!(grant.resource() instanceof Session session)) {
-            throw new IllegalArgumentException("Grant " + grant + " was not made by a session engine");
-        }
-        return session;
     }
 }

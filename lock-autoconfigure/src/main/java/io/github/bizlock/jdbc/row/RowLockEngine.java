@@ -1,13 +1,11 @@
 package io.github.bizlock.jdbc.row;
 
-import io.github.bizlock.LockAcquisitionException;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.core.Grant;
-import io.github.bizlock.core.LockEngine;
 import io.github.bizlock.core.LockKey;
 import io.github.bizlock.jdbc.BizLockDao;
-import io.github.bizlock.jdbc.dialect.Dialect;
 import io.github.bizlock.jdbc.session.Session;
+import io.github.bizlock.jdbc.session.SessionLockEngine;
 import io.github.bizlock.jdbc.session.SessionPool;
 import io.github.bizlock.jdbc.session.SessionSupport;
 import java.sql.Connection;
@@ -16,13 +14,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.springframework.dao.DataAccessException;
 
 /**
  * ROW mode: {@code SELECT ... FOR UPDATE} on the lock's row of {@code <table>_row}, in a transaction kept open on a
@@ -42,18 +36,10 @@ import org.springframework.dao.DataAccessException;
  * (CATS) and promises no order. The watchdog's renewal is a heartbeat that checks {@code CONNECTION_ID()} on each held
  * session and reports the locks of dead sessions lost; the server frees those locks when it notices the session end.
  */
-public final class RowLockEngine implements LockEngine, AutoCloseable {
-
-    /** The setting named when sessions run out. */
-    public static final String MAX_SESSIONS_PROPERTY = "bizlock.session.max-connections";
+public final class RowLockEngine extends SessionLockEngine {
 
     /** How long creating a missing row may wait for its lock (another session created and locked it first). */
     private static final long CREATE_ROW_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-    private final BizLockDao dao;
-    private final Dialect dialect;
-    private final String owner;
-    private final SessionPool sessions;
 
     /**
      * @param dao the lock tables' DAO, which issues tokens through the application's data source
@@ -62,11 +48,7 @@ public final class RowLockEngine implements LockEngine, AutoCloseable {
      * @param owner this process's instance id
      */
     public RowLockEngine(BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner) {
-        this.dao = dao;
-        this.dialect = dao.dialect();
-        this.owner = owner;
-        this.sessions =
-                new SessionPool(sessionDataSource, dialect, maxSessions, MAX_SESSIONS_PROPERTY, RowLockEngine::prepare);
+        super(dao, sessionDataSource, maxSessions, owner, RowLockEngine::prepare, "SELECT ... FOR UPDATE");
     }
 
     private static void prepare(Connection connection) throws SQLException {
@@ -79,88 +61,23 @@ public final class RowLockEngine implements LockEngine, AutoCloseable {
         return LockMode.ROW;
     }
 
+    /** Locks the row; a missing row is created in a transaction of its own, and then locked by the next attempt. */
     @Override
-    public boolean heldBySession() {
-        return true;
-    }
-
-    /** The session pool, for metrics and tests. */
-    public SessionPool sessions() {
-        return sessions;
-    }
-
-    private enum Outcome {
-        ACQUIRED,
-        MISSING_ROW,
-        BUSY,
-        DEADLINE,
-        INTERRUPTED
-    }
-
-    @Override
-    public @Nullable Grant acquire(LockKey key, Duration lease, long deadlineNanos) throws InterruptedException {
-        Session session = borrow(key);
-        boolean keep = false;
-        try {
-            while (true) {
-                if (Thread.interrupted()) {
-                    throw new InterruptedException("Interrupted while waiting for lock " + key);
-                }
-                long sent = System.nanoTime();
-                Outcome outcome = lockRow(session, key, deadlineNanos - sent, deadlineNanos);
-                if (outcome == Outcome.ACQUIRED) {
-                    // The session answered just now: the heartbeat lease counts from here.
-                    long alive = System.nanoTime();
-                    long token;
-                    try {
-                        token = dao.issueToken(key, LockMode.ROW);
-                    } catch (RuntimeException ex) {
-                        session.connection().rollback();
-                        throw ex;
-                    }
-                    keep = true;
-                    return new Grant(key, owner, token, lease, alive, session);
-                }
-                session.connection().rollback();
-                switch (outcome) {
-                    case MISSING_ROW -> {
-                        Outcome created =
-                                createRow(session, key, Math.max(deadlineNanos, sent + CREATE_ROW_GRACE_NANOS));
-                        if (created == Outcome.INTERRUPTED) {
-                            Thread.interrupted();
-                            throw new InterruptedException("Interrupted while waiting for lock " + key);
-                        }
-                    }
-                    case BUSY -> {
-                        if (deadlineNanos - System.nanoTime() <= 0) {
-                            return null;
-                        }
-                    }
-                    case DEADLINE -> {
-                        return null;
-                    }
-                    case INTERRUPTED -> {
-                        Thread.interrupted();
-                        throw new InterruptedException("Interrupted while waiting for lock " + key);
-                    }
-                    default -> throw new IllegalStateException(outcome.toString());
-                }
-            }
-        } catch (SQLException ex) {
-            sessions.discard(session);
-            keep = true;
-            throw SessionSupport.translate("SELECT ... FOR UPDATE for " + key, ex);
-        } catch (RuntimeException | Error ex) {
-            sessions.discard(session);
-            keep = true;
-            throw ex;
-        } finally {
-            if (!keep) {
-                sessions.giveBack(session);
-            }
+    protected Outcome lock(Session session, LockKey key, long deadlineNanos) throws SQLException {
+        long sent = System.nanoTime();
+        Outcome outcome = lockRow(session, key, deadlineNanos - sent, deadlineNanos);
+        if (outcome == Outcome.ACQUIRED) {
+            return outcome;
         }
+        session.connection().rollback();
+        if (outcome == Outcome.RETRY) {
+            Outcome created = createRow(session, key, Math.max(deadlineNanos, sent + CREATE_ROW_GRACE_NANOS));
+            return created == Outcome.INTERRUPTED ? Outcome.INTERRUPTED : Outcome.RETRY;
+        }
+        return outcome;
     }
 
+    /** {@link Outcome#RETRY} when the row is missing. */
     private Outcome lockRow(Session session, LockKey key, long remainingNanos, long deadlineNanos) throws SQLException {
         if (remainingNanos <= 0) {
             try (PreparedStatement statement = session.connection().prepareStatement(dialect.lockRowNowait())) {
@@ -182,7 +99,7 @@ public final class RowLockEngine implements LockEngine, AutoCloseable {
             session.lockWaitSeconds(seconds);
         }
         try (PreparedStatement statement = session.connection().prepareStatement(dialect.lockRow(seconds))) {
-            return watched(session, deadlineNanos, remainingNanos, watch -> result(session, key, statement, watch));
+            return waited(session, deadlineNanos, remainingNanos, watch -> result(session, key, statement, watch));
         }
     }
 
@@ -190,7 +107,7 @@ public final class RowLockEngine implements LockEngine, AutoCloseable {
         try (PreparedStatement statement = session.connection().prepareStatement(dialect.createLockRow())) {
             statement.setBytes(1, SessionSupport.bytes(key.name()));
             statement.setBytes(2, SessionSupport.bytes(key.key()));
-            Outcome outcome = watched(session, deadlineNanos, deadlineNanos - System.nanoTime(), watch -> {
+            Outcome outcome = waited(session, deadlineNanos, deadlineNanos - System.nanoTime(), watch -> {
                 statement.executeUpdate();
                 return Outcome.ACQUIRED;
             });
@@ -203,31 +120,16 @@ public final class RowLockEngine implements LockEngine, AutoCloseable {
         }
     }
 
-    @FunctionalInterface
-    private interface WatchedCall {
-        Outcome run(SessionPool.Watch watch) throws SQLException;
-    }
-
-    /** Runs a statement that may block under a watch; a server timeout counts as busy. */
-    private Outcome watched(Session session, long deadlineNanos, long remainingNanos, WatchedCall call)
+    /** Runs a statement that may wait for a row lock under a watch; the server's lock wait timeout counts as busy. */
+    private Outcome waited(Session session, long deadlineNanos, long remainingNanos, WatchedCall call)
             throws SQLException {
-        SessionPool.readTimeout(session, SessionSupport.waitReadTimeoutMillis(remainingNanos));
-        SessionPool.Watch watch = sessions.watch(session, deadlineNanos);
         try {
-            return call.run(watch);
+            return watched(session, deadlineNanos, remainingNanos, call);
         } catch (SQLException ex) {
-            watch.close();
-            SessionPool.Ending ending = watch.ending();
-            if (ending != null && ex.getErrorCode() == SessionSupport.ER_QUERY_INTERRUPTED) {
-                return ending == SessionPool.Ending.DEADLINE ? Outcome.DEADLINE : Outcome.INTERRUPTED;
-            }
             if (ex.getErrorCode() == SessionSupport.ER_LOCK_WAIT_TIMEOUT) {
                 return Outcome.BUSY;
             }
             throw ex;
-        } finally {
-            watch.close();
-            SessionPool.readTimeout(session, SessionPool.STATEMENT_TIMEOUT.toMillis());
         }
     }
 
@@ -240,78 +142,44 @@ public final class RowLockEngine implements LockEngine, AutoCloseable {
                 watch.close();
             }
             if (!row.next()) {
-                return Outcome.MISSING_ROW;
+                return Outcome.RETRY;
             }
-            if (row.getLong(1) != session.connectionId()) {
-                throw new IllegalStateException("The bizlock session connection " + session.connectionId()
-                        + " became connection " + row.getLong(1) + ": it reconnected and lost its locks; do not"
-                        + " set autoReconnect on the session DataSource");
-            }
+            requireSameConnection(session, row.getLong(1));
             return Outcome.ACQUIRED;
         }
     }
 
     /**
-     * Heartbeat: checks that each grant's session is alive and still the one that locked the row.
-     *
-     * @return the grants whose session is gone
+     * The token is issued through the application's data source: the held transaction cannot issue it. If that fails,
+     * the row lock is rolled back.
      */
     @Override
-    public Set<Grant> renew(List<Grant> grants) {
-        Set<Grant> gone = new HashSet<>();
-        for (Grant grant : grants) {
-            Session session = session(grant);
-            synchronized (session) {
-                if (session.isDone()) {
-                    continue;
-                }
-                try (Statement statement = session.connection().createStatement();
-                        ResultSet row = statement.executeQuery(dialect.connectionId())) {
-                    if (!row.next() || row.getLong(1) != session.connectionId()) {
-                        gone.add(grant);
-                    }
-                } catch (SQLException ex) {
-                    gone.add(grant);
-                }
-            }
-        }
-        return gone;
-    }
-
-    @Override
-    public boolean release(Grant grant) {
-        Session session = session(grant);
-        synchronized (session) {
-            session.markDone();
-            try {
-                session.connection().commit();
-                sessions.giveBack(session);
-                return true;
-            } catch (SQLException ex) {
-                // The session died: the server rolled its transaction back and freed the row.
-                sessions.discard(session);
-                return false;
-            }
-        }
-    }
-
-    @Override
-    public void close() {
-        sessions.close();
-    }
-
-    private Session borrow(LockKey key) {
+    protected Grant grant(Session session, LockKey key, Duration lease) throws SQLException {
+        // The session answered just now: the heartbeat lease counts from here.
+        long alive = System.nanoTime();
+        long token;
         try {
-            return sessions.borrow();
-        } catch (DataAccessException ex) {
-            throw new LockAcquisitionException(key.name(), key.key(), ex.getMessage(), ex);
+            token = dao.issueToken(key, LockMode.ROW);
+        } catch (RuntimeException ex) {
+            session.connection().rollback();
+            throw ex;
+        }
+        return new Grant(key, owner, token, lease, alive, session);
+    }
+
+    /** Checks that the session is alive and still the one that locked the row. */
+    @Override
+    protected boolean stillHolds(Session session, Grant grant) throws SQLException {
+        try (Statement statement = session.connection().createStatement();
+                ResultSet row = statement.executeQuery(dialect.connectionId())) {
+            return row.next() && row.getLong(1) == session.connectionId();
         }
     }
 
-    private static Session session(Grant grant) {
-        if (!(grant.resource() instanceof Session session)) {
-            throw new IllegalArgumentException("Grant " + grant + " was not made by a session engine");
-        }
-        return session;
+    /** {@code COMMIT}; if it fails, the session died: the server rolled its transaction back and freed the row. */
+    @Override
+    protected boolean unlock(Session session, Grant grant) throws SQLException {
+        session.connection().commit();
+        return true;
     }
 }
