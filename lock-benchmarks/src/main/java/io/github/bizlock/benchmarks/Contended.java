@@ -1,0 +1,144 @@
+package io.github.bizlock.benchmarks;
+
+import io.github.bizlock.benchmarks.Subjects.Env;
+import io.github.bizlock.benchmarks.Subjects.Held;
+import io.github.bizlock.benchmarks.Subjects.Node;
+import io.github.bizlock.benchmarks.Subjects.Subject;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
+import org.HdrHistogram.Histogram;
+
+/**
+ * One JVM's part of a contended run (scenarios C1 and C): {@code nodes} lock clients with {@code threadsPerNode}
+ * threads each, all on one key, each holding it for a 1 ms critical section. Phases come from {@link Shared}.
+ */
+final class Contended {
+
+    static final String KEY = "contended";
+    static final long CRITICAL_SECTION_NANOS = 1_000_000;
+
+    /** What this JVM's threads measured while the phase was {@link Shared#MEASURING}. */
+    record Part(List<Long> perThread, Histogram handOff) {
+
+        String encode() {
+            ByteBuffer buffer = ByteBuffer.allocate(handOff.getNeededByteBufferCapacity());
+            int length = handOff.encodeIntoCompressedByteBuffer(buffer);
+            byte[] bytes = new byte[length];
+            buffer.flip();
+            buffer.get(bytes);
+            return "RESULT " + perThread.stream().map(String::valueOf).collect(Collectors.joining(",")) + " "
+                    + Base64.getEncoder().encodeToString(bytes);
+        }
+
+        static Part decode(String line) throws Exception {
+            String[] parts = line.split(" ");
+            List<Long> counts = new ArrayList<>();
+            for (String count : parts[1].split(",")) {
+                counts.add(Long.parseLong(count));
+            }
+            Histogram histogram = Histogram.decodeFromCompressedByteBuffer(
+                    ByteBuffer.wrap(Base64.getDecoder().decode(parts[2])), 0);
+            return new Part(counts, histogram);
+        }
+    }
+
+    private final List<Node> nodes = new ArrayList<>();
+    private final List<Thread> threads = new ArrayList<>();
+    private final List<long[]> counts = new ArrayList<>();
+    private final List<Histogram> histograms = new ArrayList<>();
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+    /** Builds the nodes and starts the threads; each counts itself in {@link Shared#READY} after one warm cycle. */
+    Contended(Subject subject, Env env, int nodeCount, int threadsPerNode, Shared shared) throws Exception {
+        for (int n = 0; n < nodeCount; n++) {
+            Node node = Subjects.node(subject, env, threadsPerNode);
+            nodes.add(node);
+            for (int t = 0; t < threadsPerNode; t++) {
+                long[] count = new long[1];
+                Histogram histogram = new Histogram(3);
+                counts.add(count);
+                histograms.add(histogram);
+                Thread thread = new Thread(() -> loop(node, shared, count, histogram), "bench-" + n + "-" + t);
+                threads.add(thread);
+            }
+        }
+        threads.forEach(Thread::start);
+    }
+
+    private void loop(Node node, Shared shared, long[] count, Histogram histogram) {
+        try {
+            node.lock(KEY).unlock();
+            shared.add(Shared.READY, 1);
+            while (shared.get(Shared.PHASE) == Shared.WAITING) {
+                LockSupport.parkNanos(1_000_000);
+            }
+            while (shared.get(Shared.PHASE) != Shared.STOPPING) {
+                Held held = node.lock(KEY);
+                long acquired = System.nanoTime();
+                boolean measuring = shared.get(Shared.PHASE) == Shared.MEASURING;
+                if (shared.add(Shared.INSIDE, 1) != 0) {
+                    shared.add(Shared.OVERLAPS, 1);
+                }
+                long released = shared.get(Shared.LAST_RELEASE);
+                if (measuring) {
+                    count[0]++;
+                    if (released != 0) {
+                        histogram.recordValue(Math.max(0, acquired - released));
+                    }
+                }
+                long token = held.token();
+                if (token >= 0) {
+                    if (token <= shared.get(Shared.LAST_TOKEN)) {
+                        shared.add(Shared.TOKEN_VIOLATIONS, 1);
+                    }
+                    shared.set(Shared.LAST_TOKEN, token);
+                }
+                long end = acquired + CRITICAL_SECTION_NANOS;
+                for (long left = end - System.nanoTime(); left > 0; left = end - System.nanoTime()) {
+                    LockSupport.parkNanos(left);
+                }
+                shared.add(Shared.INSIDE, -1);
+                shared.set(Shared.LAST_RELEASE, System.nanoTime());
+                held.unlock();
+            }
+        } catch (Throwable ex) {
+            failure.compareAndSet(null, ex);
+            shared.add(Shared.READY, 1);
+        }
+    }
+
+    /** Waits for the threads (after {@link Shared#STOPPING}) and closes the nodes. */
+    Part finish() throws Exception {
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        for (Node node : nodes) {
+            node.close();
+        }
+        if (failure.get() != null) {
+            throw new IllegalStateException("a benchmark thread failed", failure.get());
+        }
+        Histogram all = new Histogram(3);
+        histograms.forEach(all::add);
+        return new Part(counts.stream().map(count -> count[0]).toList(), all);
+    }
+
+    /** A child JVM of the multi-process run: {@code <subject> <threads> <shared file> <env...>}. */
+    public static void main(String[] args) throws Exception {
+        Subject subject = Subjects.byId(args[0]);
+        int threads = Integer.parseInt(args[1]);
+        Shared shared = Shared.open(Path.of(args[2]));
+        Env env = Env.fromArgs(args, 3);
+        Contended run = new Contended(subject, env, 1, threads, shared);
+        Part part = run.finish();
+        System.out.println(part.encode());
+        System.out.flush();
+        System.exit(0);
+    }
+}
