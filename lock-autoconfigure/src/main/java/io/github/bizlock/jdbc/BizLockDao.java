@@ -212,6 +212,36 @@ public final class BizLockDao {
         return write(() -> jdbc.update(dialect.purge(), floor, retentionMicros, retentionMicros, batchSize));
     }
 
+    /**
+     * Deletes up to {@code batchSize} ROW/NAMED token rows and up to {@code batchSize} ROW lock rows unused for longer
+     * than {@code retention}. Token rows go the way lease rows do (the floor is raised above their tokens first); a
+     * lock row that is held is skipped, and one deleted while free is created again by its next acquirer.
+     *
+     * @return the number of rows deleted
+     */
+    public int purgeSessionTables(Duration retention, int batchSize) {
+        long retentionMicros = micros(retention);
+        int deleted = 0;
+        Long floor = guarded(
+                () -> jdbc.queryForObject(dialect.purgeableMaxSessionToken(), Long.class, retentionMicros));
+        if (floor != null && floor > 0) {
+            write(() -> jdbc.update(dialect.raiseTokenFloor(), floor));
+            deleted += write(() -> jdbc.update(dialect.purgeSessionTokens(), floor, retentionMicros, batchSize));
+        }
+        deleted += write(() -> {
+            List<Object[]> free = jdbc.query(
+                    dialect.purgeableLockRows(),
+                    (rs, row) -> new Object[] {rs.getBytes(1), rs.getBytes(2)},
+                    retentionMicros,
+                    batchSize);
+            if (!free.isEmpty()) {
+                jdbc.batchUpdate(dialect.deleteLockRow(), free);
+            }
+            return free.size();
+        });
+        return deleted;
+    }
+
     /** The database's current UTC time. */
     public LocalDateTime databaseTime() {
         return guarded(() -> jdbc.queryForObject(dialect.currentTime(), LocalDateTime.class));

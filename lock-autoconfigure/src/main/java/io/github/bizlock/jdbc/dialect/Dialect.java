@@ -179,6 +179,51 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
                 """);
     }
 
+    /** The highest ROW/NAMED token among token rows unused for the retention; parameter: retention (microseconds). */
+    public String purgeableMaxSessionToken() {
+        return sql("""
+                SELECT COALESCE(MAX(last_token), 0)
+                  FROM ${table}_token
+                 WHERE modified_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
+                """);
+    }
+
+    /**
+     * Deletes ROW/NAMED token rows unused for the retention whose token the floor covers; parameters: floor,
+     * retention, batch size.
+     */
+    public String purgeSessionTokens() {
+        return sql("""
+                DELETE FROM ${table}_token
+                 WHERE last_token <= ?
+                   AND modified_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
+                 LIMIT ?
+                """);
+    }
+
+    /**
+     * Rows of ROW locks created before the retention that nobody holds now, locked for deletion (a held row is
+     * skipped, never waited for); parameters: retention, batch size.
+     */
+    public String purgeableLockRows() {
+        return sql("""
+                SELECT biz_type, biz_id
+                  FROM ${table}_row
+                 WHERE created_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
+                 LIMIT ?
+                   FOR UPDATE SKIP LOCKED
+                """);
+    }
+
+    /** Deletes one ROW lock's row; parameters: type, id. */
+    public String deleteLockRow() {
+        return sql("""
+                DELETE FROM ${table}_row
+                 WHERE biz_type = ?
+                   AND biz_id = ?
+                """);
+    }
+
     /** Fails with 1146 when a lock table is missing. */
     public String probeTables() {
         return sql("""

@@ -13,8 +13,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes lease rows that have been free or expired for longer than a retention, in small batches, on one instance at
- * a time (it takes a LEASE lock of its own, without waiting, before each run).
+ * Deletes lock rows unused for longer than a retention, in small batches, on one instance at a time (it takes a LEASE
+ * lock of its own, without waiting, before each run): lease rows free or expired that long, and the ROW and NAMED
+ * modes' token rows and (unheld) lock rows.
  */
 public final class LeaseHousekeeper {
 
@@ -59,6 +60,10 @@ public final class LeaseHousekeeper {
                 deleted = dao.purge(retention, batchSize);
                 total += deleted;
             } while (deleted == batchSize && ignored.isHeld());
+            do {
+                deleted = dao.purgeSessionTables(retention, batchSize);
+                total += deleted;
+            } while (deleted >= batchSize && ignored.isHeld());
             if (total > 0) {
                 locks.observer().purged(total);
                 log.debug("bizlock housekeeping deleted {} lock rows free for longer than {}", total, retention);
