@@ -27,6 +27,7 @@ final class HeldLease {
     private volatile long nextRenewalNanos;
     private volatile long lastRenewedNanos;
     private volatile boolean released;
+    private volatile boolean releasing;
     private final AtomicReference<@Nullable String> lostReason = new AtomicReference<>();
 
     HeldLease(Grant grant, LockEngine engine, boolean renewedByWatchdog, Thread holder, LockLostPolicy onLost) {
@@ -75,7 +76,7 @@ final class HeldLease {
 
     /** Interrupts the holder thread, unless the lock was released already (then the thread has moved on). */
     synchronized boolean interruptHolderIfNotReleased() {
-        if (released) {
+        if (released || releasing) {
             return false;
         }
         holder.interrupt();
@@ -116,6 +117,19 @@ final class HeldLease {
 
     synchronized void markReleased() {
         released = true;
+    }
+
+    /**
+     * The holder is unlocking: from now on only the unlock itself decides whether the lock was lost, so a renewal
+     * racing with the release (which then finds the row freed) is not mistaken for a loss.
+     */
+    synchronized void markReleasing() {
+        releasing = true;
+    }
+
+    /** Records a loss the watchdog found, unless the holder is already unlocking. */
+    boolean markLostByWatchdog(String reason) {
+        return !releasing && markLost(reason);
     }
 
     /**

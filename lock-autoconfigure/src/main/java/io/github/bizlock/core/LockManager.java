@@ -43,6 +43,7 @@ public final class LockManager implements AutoCloseable {
     private final Map<LockMode, LockEngine> engines;
     private final Duration watchdogLease;
     private final boolean fair;
+    private final ScheduledExecutorService watchdogThread;
     private final ScheduledExecutorService scheduler;
     private final Watchdog watchdog;
     private final Map<KeyGate.Id, KeyGate> gates = new ConcurrentHashMap<>();
@@ -55,13 +56,11 @@ public final class LockManager implements AutoCloseable {
         this.watchdogLease = builder.watchdogLease;
         this.fair = builder.fair;
         this.observer = builder.observers.isEmpty() ? LockObserver.NONE : LockObserver.composite(builder.observers);
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "bizlock-watchdog");
-            thread.setDaemon(true);
-            return thread;
-        });
+        // The watchdog's thread does nothing else, so slow periodic work (housekeeping) never delays a renewal.
+        this.watchdogThread = daemonScheduler("bizlock-watchdog");
+        this.scheduler = daemonScheduler("bizlock-scheduler");
         long tickMillis = Math.max(10, Math.min(100, watchdogLease.toMillis() / 30));
-        this.watchdog = new Watchdog(scheduler, tickMillis, this::reportLost, observer);
+        this.watchdog = new Watchdog(watchdogThread, tickMillis, this::reportLost, observer);
     }
 
     public static Builder builder(String instanceId) {
@@ -81,7 +80,10 @@ public final class LockManager implements AutoCloseable {
         listeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
-    /** The shared scheduler (one daemon thread), for periodic work such as housekeeping. */
+    /**
+     * The shared scheduler (one daemon thread) for periodic work such as housekeeping; the watchdog has a thread of
+     * its own.
+     */
     public ScheduledExecutorService scheduler() {
         return scheduler;
     }
@@ -217,14 +219,18 @@ public final class LockManager implements AutoCloseable {
                 HeldLease held = new HeldLease(grant, engine, renewed, Thread.currentThread(), onLost);
                 if (Thread.interrupted()) {
                     // Interrupted while the database granted it: give it back, so an interrupted wait holds nothing.
-                    engine.release(grant);
+                    try {
+                        engine.release(grant);
+                    } catch (RuntimeException ex) {
+                        Thread.currentThread().interrupt(); // the caller must still see the interrupt
+                        throw ex;
+                    }
                     throw new InterruptedException("Interrupted while acquiring " + key);
                 }
                 gate.lease = held;
                 gate.holds = 1;
-                if (held.renewedByWatchdog()) {
-                    watchdog.register(held);
-                }
+                // Fixed leases too: the watchdog reports them lost when they end while still held.
+                watchdog.register(held);
                 entered = true;
                 return Optional.of(new DefaultLockHandle(this, gate, held));
             } catch (InterruptedException | RuntimeException | Error ex) {
@@ -258,6 +264,7 @@ public final class LockManager implements AutoCloseable {
         HeldLease held = handle.lease;
         boolean stillHeld = held.isValid();
         String lostReason = reasonOf(held);
+        held.markReleasing();
         watchdog.unregister(held);
         try {
             // Even a lease we think is lost is released: the release only matches our owner and token, so it frees
@@ -305,6 +312,8 @@ public final class LockManager implements AutoCloseable {
      */
     @Override
     public void close() {
+        watchdogThread.shutdownNow();
+        watchdog.close();
         scheduler.shutdownNow();
         for (LockEngine engine : engines.values()) {
             if (engine instanceof AutoCloseable closeable) {
@@ -349,6 +358,14 @@ public final class LockManager implements AutoCloseable {
         return Math.max(0, deadline - System.nanoTime());
     }
 
+    private static ScheduledExecutorService daemonScheduler(String name) {
+        return Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, name);
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
     private KeyGate enter(KeyGate.Id id) {
         return gates.compute(id, (key, gate) -> {
             KeyGate entered = gate != null ? gate : new KeyGate(key, fair);
@@ -362,7 +379,7 @@ public final class LockManager implements AutoCloseable {
     }
 
     private void reportLost(HeldLease held, String reason) {
-        if (held.markLost(reason)) {
+        if (held.markLostByWatchdog(reason)) {
             notifyLost(held, reason);
         }
     }

@@ -2,22 +2,31 @@ package io.github.bizlock.core;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Renews the leases of held locks from one shared scheduler thread, in batches, and reports the ones it cannot keep.
+ * Renews the leases of held locks in batches and reports the ones it cannot keep.
  *
- * <p>Every tick it renews the leases that are due, together with those due within half an interval, so leases taken
- * at different times fall into shared statements. A lease that cannot be renewed before its local deadline (the
- * database is unreachable) or that the database no longer holds for us (taken over, removed) is reported lost.
+ * <p>Every tick (on the manager's watchdog thread, which does nothing else) it renews the leases that are due, together
+ * with those due within half an interval, so leases taken at different times fall into shared statements. The
+ * statements run on one thread per engine, so a slow database session of one mode delays neither the expiry checks nor
+ * another mode's renewals; a tick skips an engine whose previous renewal is still running. A lease that cannot be
+ * renewed before its local deadline (the database is unreachable), that the database no longer holds for us (taken
+ * over, removed), or a fixed lease that ends while still held, is reported lost.
  */
 final class Watchdog {
 
@@ -26,6 +35,7 @@ final class Watchdog {
     private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
 
     private final Set<HeldLease> leases = ConcurrentHashMap.newKeySet();
+    private final Map<LockEngine, Renewer> renewers = new ConcurrentHashMap<>();
     private final BiConsumer<HeldLease, String> lostHandler;
     private final LockObserver observer;
 
@@ -47,14 +57,17 @@ final class Watchdog {
         leases.remove(lease);
     }
 
+    /** Leases the watchdog renews (fixed leases are only watched for their end). */
     int size() {
-        return leases.size();
+        return (int) leases.stream().filter(HeldLease::renewedByWatchdog).count();
     }
 
     /** Leases whose renewal is overdue: renewals have been failing for half a lease. */
     int overdueCount() {
         long now = System.nanoTime();
-        return (int) leases.stream().filter(lease -> lease.renewalOverdue(now)).count();
+        return (int) leases.stream()
+                .filter(lease -> lease.renewedByWatchdog() && lease.renewalOverdue(now))
+                .count();
     }
 
     private void tickSafely() {
@@ -68,19 +81,70 @@ final class Watchdog {
     void tick() {
         long now = System.nanoTime();
         Map<LockEngine, List<HeldLease>> due = new HashMap<>();
-        boolean anyDue = false;
+        Set<LockEngine> anyDue = new HashSet<>();
         for (HeldLease lease : leases) {
             if (lease.hasExpired(now)) {
-                lost(lease, "its lease ended before the watchdog could renew it (is the database reachable?)");
-            } else if (now - lease.nextRenewalNanos() + lease.renewalIntervalNanos() / 2 >= 0) {
+                lost(
+                        lease,
+                        lease.renewedByWatchdog()
+                                ? "its lease ended before the watchdog could renew it (is the database reachable?)"
+                                : "its fixed lease of " + lease.grant().lease() + " ended while it was still held");
+            } else if (lease.renewedByWatchdog()
+                    && now - lease.nextRenewalNanos() + lease.renewalIntervalNanos() / 2 >= 0) {
                 due.computeIfAbsent(lease.engine(), engine -> new ArrayList<>()).add(lease);
-                anyDue |= now - lease.nextRenewalNanos() >= 0;
+                if (now - lease.nextRenewalNanos() >= 0) {
+                    anyDue.add(lease.engine());
+                }
             }
         }
-        if (!anyDue) {
-            return;
+        for (LockEngine engine : anyDue) {
+            renewers.computeIfAbsent(engine, Renewer::new).submit(due.get(engine));
         }
-        due.forEach(this::renew);
+    }
+
+    /** Stops the renewal threads. */
+    void close() {
+        renewers.values().forEach(renewer -> renewer.executor.shutdownNow());
+    }
+
+    /** Runs one engine's renewals on a thread of their own, one batch run at a time. */
+    private final class Renewer {
+
+        private final LockEngine engine;
+        private final ExecutorService executor;
+        private final AtomicBoolean running = new AtomicBoolean();
+
+        Renewer(LockEngine engine) {
+            this.engine = engine;
+            this.executor = Executors.newSingleThreadExecutor(runnable -> {
+                Thread thread = new Thread(
+                        runnable, "bizlock-renew-" + engine.mode().name().toLowerCase(Locale.ROOT));
+                thread.setDaemon(true);
+                return thread;
+            });
+        }
+
+        void submit(List<HeldLease> candidates) {
+            if (!running.compareAndSet(false, true)) {
+                return; // the previous renewal still runs; its leases are checked for expiry meanwhile
+            }
+            try {
+                executor.execute(() -> {
+                    try {
+                        renew(engine, candidates);
+                    } catch (RuntimeException | Error ex) {
+                        log.error(
+                                "bizlock renewal of {} locks failed; it runs again at the next tick",
+                                engine.mode(),
+                                ex);
+                    } finally {
+                        running.set(false);
+                    }
+                });
+            } catch (RejectedExecutionException ex) {
+                running.set(false); // shut down
+            }
+        }
     }
 
     private void renew(LockEngine engine, List<HeldLease> candidates) {
