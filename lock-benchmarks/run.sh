@@ -4,9 +4,10 @@
 #
 #   lock-benchmarks/run.sh                 # both servers, 3 runs each (medians)
 #   lock-benchmarks/run.sh mysql           # one server
-#   BENCH_RUNS=1 BENCH_SECONDS=1 lock-benchmarks/run.sh mariadb    # a quick look
+#   BENCH_RUNS=1 BENCH_SECONDS=1 BENCH_RESULTS=/tmp/bench lock-benchmarks/run.sh mariadb    # a quick look
 #
-# Starts Redis and MariaDB only if they do not answer, and stops only what it started.
+# Starts Redis and MariaDB only if they do not answer, and stops only what it started. The embedded MySQL runs from a
+# data directory made for this run (in /dev/shm when there is one), removed at the end.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -16,9 +17,13 @@ if [ ${#servers[@]} -eq 0 ]; then
     servers=(mysql mariadb)
 fi
 
+results=${BENCH_RESULTS:-$root/lock-benchmarks/results}
+mysql_data=$(mktemp -d /dev/shm/bizlock-bench-mysql.XXXXXX 2>/dev/null || mktemp -d)
+export BENCH_MYSQL_DATA="$mysql_data"
 started_redis=false
 started_mariadb=false
 cleanup() {
+    rm -rf "$mysql_data"
     if $started_redis; then
         redis-cli -h 127.0.0.1 -p 6379 shutdown nosave >/dev/null 2>&1 || true
     fi
@@ -73,5 +78,5 @@ for server in "${servers[@]}"; do
     echo "== $server"
     java -Xmx1g -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
         -cp "lock-benchmarks/target/classes:lock-benchmarks/target/lib/*" \
-        io.github.bizlock.benchmarks.Bench "$server" "$root/lock-benchmarks/results"
+        io.github.bizlock.benchmarks.Bench "$server" "$results"
 done
