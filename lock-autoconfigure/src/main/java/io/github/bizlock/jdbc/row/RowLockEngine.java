@@ -164,12 +164,22 @@ public final class RowLockEngine extends SessionLockEngine {
             session.connection().rollback();
             throw ex;
         }
+        // The token comes from another connection. Had this session died before it was issued, the server would have
+        // freed the row, and a next holder could have drawn a lower token first; alive now, it held the row throughout.
+        if (!sameSession(session)) {
+            throw new SQLException("The bizlock session " + session + " changed while the fencing token was issued");
+        }
         return new Grant(key, owner, token, lease, alive, session);
     }
 
     /** Checks that the session is alive and still the one that locked the row. */
     @Override
     protected boolean stillHolds(Session session, Grant grant) throws SQLException {
+        return sameSession(session);
+    }
+
+    /** Whether the session answers, as the connection that locked the row; a dead one throws. */
+    private boolean sameSession(Session session) throws SQLException {
         try (Statement statement = session.connection().createStatement();
                 ResultSet row = statement.executeQuery(dialect.connectionId())) {
             return row.next() && row.getLong(1) == session.connectionId();

@@ -1,6 +1,7 @@
 package io.github.bizlock.jdbc.session;
 
 import java.sql.Connection;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One connection of a {@link SessionPool}, with the server's id for it. While it holds a lock, the lock's holder
@@ -12,6 +13,7 @@ public final class Session {
     private final long connectionId;
     private long lockWaitSeconds = -1;
     private boolean done;
+    private @Nullable Object holder;
     long idleSinceNanos;
 
     Session(Connection connection, long connectionId) {
@@ -42,6 +44,19 @@ public final class Session {
         return done;
     }
 
+    /**
+     * Whether the session still belongs to this grant: not released, and not lent to another lock since (a heartbeat
+     * collected before a release must not run on the session's next lock). Guarded by this.
+     */
+    public boolean heldBy(Object grant) {
+        return !done && holder == grant;
+    }
+
+    /** Records the grant the session now holds a lock for. Guarded by this. */
+    public void holdFor(Object grant) {
+        this.holder = grant;
+    }
+
     /** Marks the lock held on this session released. Guarded by this. */
     public void markDone() {
         this.done = true;
@@ -49,6 +64,7 @@ public final class Session {
 
     void reset() {
         this.done = false;
+        this.holder = null;
     }
 
     @Override

@@ -112,6 +112,9 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
                 switch (lock(session, key, deadlineNanos)) {
                     case ACQUIRED -> {
                         Grant grant = grant(session, key, lease);
+                        synchronized (session) {
+                            session.holdFor(grant);
+                        }
                         keep = true;
                         return grant;
                     }
@@ -195,8 +198,8 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         for (Grant grant : grants) {
             Session session = session(grant);
             synchronized (session) {
-                if (session.isDone()) {
-                    continue;
+                if (!session.heldBy(grant)) {
+                    continue; // released (and perhaps lent to another lock) since the watchdog collected it
                 }
                 try {
                     if (!stillHolds(session, grant)) {
