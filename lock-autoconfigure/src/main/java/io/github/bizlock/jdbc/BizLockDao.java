@@ -46,6 +46,7 @@ public final class BizLockDao {
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate writes;
+    private final TransactionTemplate purges;
     private final Dialect dialect;
     private final String table;
 
@@ -55,6 +56,11 @@ public final class BizLockDao {
         this.writes = new TransactionTemplate(transactionManager);
         this.writes.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
         this.writes.setName("bizlock");
+        // Housekeeping's locking read must lock only the rows it deletes, never gaps that new locks insert into.
+        this.purges = new TransactionTemplate(transactionManager);
+        this.purges.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        this.purges.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+        this.purges.setName("bizlock-housekeeping");
         this.dialect = dialect;
         this.table = TableName.validate(table);
     }
@@ -213,22 +219,23 @@ public final class BizLockDao {
     }
 
     /**
-     * Deletes up to {@code batchSize} ROW/NAMED token rows and up to {@code batchSize} ROW lock rows unused for longer
-     * than {@code retention}. Token rows go the way lease rows do (the floor is raised above their tokens first); a
-     * lock row that is held is skipped, and one deleted while free is created again by its next acquirer.
+     * Deletes up to {@code batchSize} ROW/NAMED token rows unused for longer than {@code retention}, and up to
+     * {@code batchSize} ROW lock rows created longer ago than that which nobody holds right now. Token rows go the way
+     * lease rows do (the floor is raised above their tokens first); a held lock row is skipped, not waited for, and a
+     * free one deleted is simply created again by its next acquirer.
      *
      * @return the number of rows deleted
      */
     public int purgeSessionTables(Duration retention, int batchSize) {
         long retentionMicros = micros(retention);
         int deleted = 0;
-        Long floor = guarded(
-                () -> jdbc.queryForObject(dialect.purgeableMaxSessionToken(), Long.class, retentionMicros));
+        Long floor =
+                guarded(() -> jdbc.queryForObject(dialect.purgeableMaxSessionToken(), Long.class, retentionMicros));
         if (floor != null && floor > 0) {
             write(() -> jdbc.update(dialect.raiseTokenFloor(), floor));
             deleted += write(() -> jdbc.update(dialect.purgeSessionTokens(), floor, retentionMicros, batchSize));
         }
-        deleted += write(() -> {
+        deleted += write(purges, () -> {
             List<Object[]> free = jdbc.query(
                     dialect.purgeableLockRows(),
                     (rs, row) -> new Object[] {rs.getBytes(1), rs.getBytes(2)},
@@ -304,9 +311,13 @@ public final class BizLockDao {
     }
 
     private <T> T write(Supplier<T> work) {
+        return write(writes, work);
+    }
+
+    private <T> T write(TransactionTemplate transaction, Supplier<T> work) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return guarded(() -> writes.execute(status -> work.get()));
+                return guarded(() -> transaction.execute(status -> work.get()));
             } catch (DataAccessException ex) {
                 if (attempt >= MAX_ATTEMPTS || !isTransient(ex)) {
                     throw ex;

@@ -15,8 +15,10 @@ public final class LeaseSchema {
     /** The Flyway placeholder that the table name replaces. */
     public static final String TABLE_PLACEHOLDER = "bizlock_table";
 
-    private static final List<String> MIGRATIONS =
-            List.of("db/bizlock/migration/V1__create_biz_lock.sql", "db/bizlock/migration/V2__row_and_named.sql");
+    private static final List<String> MIGRATIONS = List.of(
+            "db/bizlock/migration/V1__create_biz_lock.sql",
+            "db/bizlock/migration/V2__row_and_named.sql",
+            "db/bizlock/migration/V3__row_created_at_index.sql");
 
     private LeaseSchema() {}
 
