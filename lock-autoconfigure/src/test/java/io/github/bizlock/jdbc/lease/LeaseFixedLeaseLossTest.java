@@ -51,6 +51,11 @@ class LeaseFixedLeaseLossTest {
                     } catch (InterruptedException ex) {
                         wasInterrupted = true;
                     }
+                    // Listeners are told right after the interrupt, on the watchdog's thread.
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                    while (lost.isEmpty() && System.nanoTime() < deadline) {
+                        Thread.onSpinWait();
+                    }
                     assertThat(lost).as("reported before the holder unlocks").hasSize(1);
                     assertThatThrownBy(handle::unlock).isInstanceOf(LockLostException.class);
                     return wasInterrupted;
