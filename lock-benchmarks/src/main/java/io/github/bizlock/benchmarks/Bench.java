@@ -649,27 +649,19 @@ public final class Bench {
         ratio(out, "A: NAMED p50 ≤ 0.5 × Redisson", namedA, redissonA, 0.5, true);
         ratio(out, "A: LEASE p50 ≤ 1.1 × INSERT+DELETE floor", leaseA, insertA, 1.1, true);
         limit(out, "A: LEASE ≤ 2 statements besides tx control", median("A", Subjects.LEASE, "stmtsNoTx"), 2, true);
-        ratio(
-                out,
-                "B: LEASE ≥ 0.9 × INSERT+DELETE floor",
-                median("B", Subjects.LEASE, "ops"),
-                median("B", Subjects.FLOOR_INSERT_DELETE, "ops"),
-                0.9,
-                false);
-        ratio(
-                out,
-                "B: ROW ≥ 0.9 × FOR UPDATE floor",
-                median("B", Subjects.ROW, "ops"),
-                median("B", Subjects.FLOOR_FOR_UPDATE, "ops"),
-                0.9,
-                false);
-        ratio(
-                out,
-                "B: NAMED ≥ 0.9 × GET_LOCK floor",
-                median("B", Subjects.NAMED, "ops"),
-                median("B", Subjects.FLOOR_GET_LOCK, "ops"),
-                0.9,
-                false);
+        record FloorOf(Subject mode, Subject floor, String floorName) {}
+        for (FloorOf pair : List.of(
+                new FloorOf(Subjects.LEASE, Subjects.FLOOR_INSERT_DELETE, "INSERT+DELETE"),
+                new FloorOf(Subjects.ROW, Subjects.FLOOR_FOR_UPDATE, "FOR UPDATE"),
+                new FloorOf(Subjects.NAMED, Subjects.FLOOR_GET_LOCK, "GET_LOCK"))) {
+            ratio(
+                    out,
+                    "B: " + pair.mode().label() + " ≥ 0.9 × " + pair.floorName() + " floor",
+                    median("B", pair.mode(), "ops"),
+                    median("B", pair.floor(), "ops"),
+                    0.9,
+                    false);
+        }
         for (Subject mode : List.of(Subjects.LEASE, Subjects.ROW, Subjects.NAMED)) {
             limit(out, "C1: " + mode.label() + " ≥ 900 acquisitions/s", median("C1", mode, "acq"), 900, false);
             limit(out, "C1: " + mode.label() + " hand-off p50 ≤ 100 µs", median("C1", mode, "p50"), 100, true);

@@ -31,7 +31,6 @@ import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
 import org.redisson.Redisson;
-import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.springframework.integration.jdbc.lock.DefaultLockRepository;
@@ -80,6 +79,34 @@ final class Subjects {
         long token();
 
         void unlock() throws Exception;
+
+        /** A hold with this token, released by {@code release}. */
+        static Held of(long token, Release release) {
+            return new Held() {
+                @Override
+                public long token() {
+                    return token;
+                }
+
+                @Override
+                public void unlock() throws Exception {
+                    release.run();
+                }
+            };
+        }
+
+        /** A {@link Lock} taken within {@link #WAIT}, which has no fencing token. */
+        static Held tryLock(Lock lock, String implementation) throws InterruptedException {
+            if (!lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException(implementation + ": not acquired in " + WAIT);
+            }
+            return of(-1, lock::unlock);
+        }
+
+        @FunctionalInterface
+        interface Release {
+            void run() throws Exception;
+        }
     }
 
     /** One implementation. */
@@ -211,17 +238,7 @@ final class Subjects {
         public Held lock(String key) throws Exception {
             LockHandle handle = manager.tryAcquire(new LockKey("bench", key), mode, WAIT, null)
                     .orElseThrow(() -> new IllegalStateException("bizlock: not acquired in " + WAIT));
-            return new Held() {
-                @Override
-                public long token() {
-                    return handle.fencingToken();
-                }
-
-                @Override
-                public void unlock() {
-                    handle.unlock();
-                }
-            };
+            return Held.of(handle.fencingToken(), handle::unlock);
         }
 
         @Override
@@ -252,18 +269,7 @@ final class Subjects {
                 Optional<SimpleLock> lock = provider.lock(
                         new LockConfiguration(Instant.now(), "bench-" + key, Duration.ofSeconds(30), Duration.ZERO));
                 if (lock.isPresent()) {
-                    SimpleLock held = lock.get();
-                    return new Held() {
-                        @Override
-                        public long token() {
-                            return -1;
-                        }
-
-                        @Override
-                        public void unlock() {
-                            held.unlock();
-                        }
-                    };
+                    return Held.of(-1, lock.get()::unlock);
                 }
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("ShedLock: not acquired in " + WAIT);
@@ -297,21 +303,7 @@ final class Subjects {
 
         @Override
         public Held lock(String key) throws Exception {
-            Lock lock = registry.obtain(key);
-            if (!lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new IllegalStateException("Spring Integration: not acquired in " + WAIT);
-            }
-            return new Held() {
-                @Override
-                public long token() {
-                    return -1;
-                }
-
-                @Override
-                public void unlock() {
-                    lock.unlock();
-                }
-            };
+            return Held.tryLock(registry.obtain(key), "Spring Integration");
         }
 
         @Override
@@ -342,21 +334,7 @@ final class Subjects {
 
         @Override
         public Held lock(String key) throws Exception {
-            RLock lock = client.getLock("bench:" + key);
-            if (!lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new IllegalStateException("Redisson: not acquired in " + WAIT);
-            }
-            return new Held() {
-                @Override
-                public long token() {
-                    return -1;
-                }
-
-                @Override
-                public void unlock() {
-                    lock.unlock();
-                }
-            };
+            return Held.tryLock(client.getLock("bench:" + key), "Redisson");
         }
 
         @Override
@@ -398,19 +376,11 @@ final class Subjects {
         }
 
         Held held(Connection connection, SqlAction release) {
-            return new Held() {
-                @Override
-                public long token() {
-                    return -1;
+            return Held.of(-1, () -> {
+                try (connection) {
+                    release.run(connection);
                 }
-
-                @Override
-                public void unlock() throws SQLException {
-                    try (connection) {
-                        release.run(connection);
-                    }
-                }
-            };
+            });
         }
 
         interface SqlAction {
