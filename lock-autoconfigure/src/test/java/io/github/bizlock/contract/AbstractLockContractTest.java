@@ -39,8 +39,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * What every lock mode promises, run against a real MySQL 8 or MariaDB ({@code BIZLOCK_TEST_DB}). A mode's subclass
- * names the mode and builds its managers; {@link ContractManagers} must know the mode too, because the cross-process
- * tests build managers in a second JVM ({@link LockWorker}).
+ * names the mode; {@link ContractManagers} builds its managers, in this JVM and in the second JVM of the cross-process
+ * tests ({@link LockWorker}).
  */
 @ExtendWith(TestDatabaseExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -56,8 +56,14 @@ public abstract class AbstractLockContractTest {
 
     protected abstract LockMode mode();
 
-    /** A new manager on the database, as a separate process would have (its own owner id). */
-    protected abstract LockManager newManager(DataSource dataSource);
+    /**
+     * A new manager on the database, as a separate process would have (its own owner id), built the way the child
+     * JVMs build theirs.
+     */
+    private LockManager newManager(DataSource dataSource) {
+        return ContractManagers.builder(mode(), dataSource, InstanceId.generate())
+                .build();
+    }
 
     /** Acquisitions per fuzz thread: 2 processes x 16 threads x 625 = 20,000 by default. */
     protected int fuzzIterationsPerThread() {

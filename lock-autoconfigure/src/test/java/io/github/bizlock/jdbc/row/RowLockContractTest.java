@@ -2,10 +2,6 @@ package io.github.bizlock.jdbc.row;
 
 import io.github.bizlock.LockMode;
 import io.github.bizlock.contract.AbstractLockContractTest;
-import io.github.bizlock.contract.ContractManagers;
-import io.github.bizlock.core.InstanceId;
-import io.github.bizlock.core.LockManager;
-import javax.sql.DataSource;
 
 /** The lock contract for ROW mode. */
 class RowLockContractTest extends AbstractLockContractTest {
@@ -13,12 +9,6 @@ class RowLockContractTest extends AbstractLockContractTest {
     @Override
     protected LockMode mode() {
         return LockMode.ROW;
-    }
-
-    @Override
-    protected LockManager newManager(DataSource dataSource) {
-        return ContractManagers.builder(LockMode.ROW, dataSource, InstanceId.generate())
-                .build();
     }
 
     /** 8,000 acquisitions: the server queues waiters, so a smaller run already changes hands thousands of times. */
