@@ -681,20 +681,15 @@ public final class Bench {
                     median(scenario, Subjects.LEASE, "stmts"),
                     4,
                     true);
-            ratio(
-                    out,
-                    name + ": ROW ≥ 0.95 × GET_LOCK floor",
-                    median(scenario, Subjects.ROW, "acq"),
-                    median(scenario, Subjects.FLOOR_GET_LOCK, "acq"),
-                    0.95,
-                    false);
-            ratio(
-                    out,
-                    name + ": NAMED ≥ 0.95 × GET_LOCK floor",
-                    median(scenario, Subjects.NAMED, "acq"),
-                    median(scenario, Subjects.FLOOR_GET_LOCK, "acq"),
-                    0.95,
-                    false);
+            for (Subject mode : List.of(Subjects.ROW, Subjects.NAMED)) {
+                ratio(
+                        out,
+                        name + ": " + mode.label() + " ≥ 0.95 × GET_LOCK floor",
+                        median(scenario, mode, "acq"),
+                        median(scenario, Subjects.FLOOR_GET_LOCK, "acq"),
+                        0.95,
+                        false);
+            }
         }
         double overlaps = 0;
         double tokens = 0;
