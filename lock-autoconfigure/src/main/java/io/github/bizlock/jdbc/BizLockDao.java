@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -208,14 +209,9 @@ public final class BizLockDao {
      */
     public int purge(Duration retention, int batchSize) {
         long retentionMicros = micros(retention);
-        Long floor = guarded(
-                () -> jdbc.queryForObject(dialect.purgeableMaxToken(), Long.class, retentionMicros, retentionMicros));
-        if (floor == null || floor == 0) {
-            return 0;
-        }
-        // Committed before the delete, so an insert that finds the row gone always reads the raised floor.
-        write(() -> jdbc.update(dialect.raiseTokenFloor(), floor));
-        return write(() -> jdbc.update(dialect.purge(), floor, retentionMicros, retentionMicros, batchSize));
+        return deleteUnderRaisedFloor(
+                () -> jdbc.queryForObject(dialect.purgeableMaxToken(), Long.class, retentionMicros, retentionMicros),
+                floor -> jdbc.update(dialect.purge(), floor, retentionMicros, retentionMicros, batchSize));
     }
 
     /**
@@ -228,13 +224,9 @@ public final class BizLockDao {
      */
     public int purgeSessionTables(Duration retention, int batchSize) {
         long retentionMicros = micros(retention);
-        int deleted = 0;
-        Long floor =
-                guarded(() -> jdbc.queryForObject(dialect.purgeableMaxSessionToken(), Long.class, retentionMicros));
-        if (floor != null && floor > 0) {
-            write(() -> jdbc.update(dialect.raiseTokenFloor(), floor));
-            deleted += write(() -> jdbc.update(dialect.purgeSessionTokens(), floor, retentionMicros, batchSize));
-        }
+        int deleted = deleteUnderRaisedFloor(
+                () -> jdbc.queryForObject(dialect.purgeableMaxSessionToken(), Long.class, retentionMicros),
+                floor -> jdbc.update(dialect.purgeSessionTokens(), floor, retentionMicros, batchSize));
         deleted += write(purges, () -> {
             List<Object[]> free = jdbc.query(
                     dialect.purgeableLockRows(),
@@ -247,6 +239,23 @@ public final class BizLockDao {
             return free.size();
         });
         return deleted;
+    }
+
+    /**
+     * The token-floor scheme of every purge: raise the floor to the highest token among the rows that may go, commit,
+     * then delete only rows whose token the floor covers. Committed before the delete, so an insert that finds a row
+     * gone always reads the raised floor, and a lock created again continues above every token it was given.
+     *
+     * @param purgeableMax the highest token among the rows that may be deleted (0 or null when there are none)
+     * @param deleteUpTo deletes the rows whose token is at most the floor it is given; returns how many
+     */
+    private int deleteUnderRaisedFloor(Supplier<@Nullable Long> purgeableMax, LongFunction<Integer> deleteUpTo) {
+        Long floor = guarded(purgeableMax);
+        if (floor == null || floor == 0) {
+            return 0;
+        }
+        write(() -> jdbc.update(dialect.raiseTokenFloor(), floor));
+        return write(() -> deleteUpTo.apply(floor));
     }
 
     /** The database's current UTC time. */
