@@ -83,6 +83,13 @@ final class HeldLease {
         return true;
     }
 
+    /** Why the lock is lost when its lease ends while it is held. */
+    String expiryReason() {
+        return renewedByWatchdog
+                ? "its lease ended before the watchdog could renew it (is the database reachable?)"
+                : "its fixed lease of " + grant.lease() + " ended while it was still held";
+    }
+
     /** Interval between renewals: a third of the lease, so two renewals may fail before it ends. */
     long renewalIntervalNanos() {
         return leaseNanos / 3;

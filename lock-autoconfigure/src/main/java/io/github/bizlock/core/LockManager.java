@@ -408,12 +408,7 @@ public final class LockManager implements AutoCloseable {
 
     private static String reasonOf(HeldLease held) {
         String reason = held.lostReason();
-        if (reason != null) {
-            return reason;
-        }
-        return held.renewedByWatchdog()
-                ? "its lease ended before the watchdog could renew it (is the database reachable?)"
-                : "its fixed lease of " + held.grant().lease() + " ended before unlock";
+        return reason != null ? reason : held.expiryReason();
     }
 
     private LockLostEvent event(HeldLease held, String reason) {

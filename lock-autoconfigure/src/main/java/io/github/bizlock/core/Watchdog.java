@@ -84,11 +84,7 @@ final class Watchdog {
         Set<LockEngine> anyDue = new HashSet<>();
         for (HeldLease lease : leases) {
             if (lease.hasExpired(now)) {
-                lost(
-                        lease,
-                        lease.renewedByWatchdog()
-                                ? "its lease ended before the watchdog could renew it (is the database reachable?)"
-                                : "its fixed lease of " + lease.grant().lease() + " ended while it was still held");
+                lost(lease, lease.expiryReason());
             } else if (lease.renewedByWatchdog()
                     && now - lease.nextRenewalNanos() + lease.renewalIntervalNanos() / 2 >= 0) {
                 due.computeIfAbsent(lease.engine(), engine -> new ArrayList<>()).add(lease);
