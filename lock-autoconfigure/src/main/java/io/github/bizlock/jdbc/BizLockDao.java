@@ -4,6 +4,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.core.LockKey;
 import io.github.bizlock.jdbc.dialect.Dialect;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -23,17 +24,21 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The only class that runs the lease table's SQL. Every write runs in a transaction of its own
- * ({@code REQUIRES_NEW}), so it commits or fails independently of any transaction the caller has open, and never
- * mixes an insert and an update of the unique key in one transaction. Deadlocks and lock-wait timeouts (1213, 1205)
- * are retried a few times; a missing table fails with the DDL to run.
+ * The only class that runs the lease table's SQL. Every write is one statement in autocommit on a connection of its
+ * own, outside any transaction the caller has open (which is suspended meanwhile): each commits or fails on its own,
+ * like a {@code REQUIRES_NEW} transaction, without the three round trips of {@code SET autocommit=0}, {@code COMMIT},
+ * {@code SET autocommit=1} around it, and an insert and an update of the unique key never share a transaction.
+ * Housekeeping, which reads then deletes, runs in a {@code REQUIRES_NEW} transaction. Deadlocks and lock-wait
+ * timeouts (1213, 1205) are retried a few times; a missing table fails with the DDL to run.
  */
 public final class BizLockDao {
 
@@ -45,6 +50,7 @@ public final class BizLockDao {
     private static final int ER_LOCK_DEADLOCK = 1213;
     private static final int ER_NO_SUCH_TABLE = 1146;
 
+    private final DataSource dataSource;
     private final JdbcTemplate jdbc;
     private final TransactionTemplate writes;
     private final TransactionTemplate purges;
@@ -53,9 +59,12 @@ public final class BizLockDao {
 
     public BizLockDao(
             DataSource dataSource, PlatformTransactionManager transactionManager, Dialect dialect, String table) {
+        this.dataSource = dataSource;
         this.jdbc = new JdbcTemplate(dataSource);
+        // Suspends the caller's transaction: the statements then run on a connection of their own, bound for the
+        // scope of the write (transaction synchronization is on by default), in autocommit.
         this.writes = new TransactionTemplate(transactionManager);
-        this.writes.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        this.writes.setPropagationBehavior(TransactionDefinition.PROPAGATION_NOT_SUPPORTED);
         this.writes.setName("bizlock");
         // Housekeeping's locking read must lock only the rows it deletes, never gaps that new locks insert into.
         this.purges = new TransactionTemplate(transactionManager);
@@ -320,7 +329,34 @@ public final class BizLockDao {
     }
 
     private <T> T write(Supplier<T> work) {
-        return write(writes, work);
+        return write(writes, () -> inAutocommit(work));
+    }
+
+    /**
+     * Runs the work on the connection bound to the current (non-transactional) scope with autocommit on: a pool
+     * configured with autocommit off would otherwise leave the write uncommitted, and the pool would roll it back.
+     */
+    private <T> T inAutocommit(Supplier<T> work) {
+        Connection connection = DataSourceUtils.getConnection(dataSource);
+        try {
+            boolean autoCommit = connection.getAutoCommit();
+            if (!autoCommit) {
+                connection.setAutoCommit(true);
+            }
+            try {
+                return work.get();
+            } finally {
+                if (!autoCommit) {
+                    connection.setAutoCommit(false);
+                }
+            }
+        } catch (SQLException ex) {
+            DataAccessException translated =
+                    jdbc.getExceptionTranslator().translate("switching autocommit for a bizlock write", null, ex);
+            throw translated != null ? translated : new UncategorizedSQLException("bizlock write", null, ex);
+        } finally {
+            DataSourceUtils.releaseConnection(connection, dataSource);
+        }
     }
 
     private <T> T write(TransactionTemplate transaction, Supplier<T> work) {
