@@ -29,6 +29,14 @@ public interface LockHandle extends AutoCloseable {
      * process; unchanged by reentry and renewal. Store it with the data you protect and refuse writes that carry a
      * smaller token, so a holder whose lease ran out (a long GC pause, a network stall) cannot overwrite the work of
      * the next holder.
+     *
+     * <p>LEASE locks get their token with the lock, at no cost. ROW and NAMED locks issue it on the first call, with one
+     * statement (tokens for threads of this process already waiting for the lock come with it), so locks whose
+     * holders never ask cost no token; call it while holding the lock. Tokens are not consecutive: a lock handed
+     * from one thread of this process to the next reserves tokens for them, and unused ones are skipped.
+     *
+     * @throws LockLostException if no token was issued yet and the lock was lost meanwhile
+     * @throws IllegalStateException if no token was issued yet and this handle was already unlocked
      */
     long fencingToken();
 

@@ -9,7 +9,8 @@ import java.time.Instant;
  * @param name the lock's name
  * @param key the lock's key
  * @param mode the lock's mode
- * @param fencingToken the token of the lost acquisition
+ * @param fencingToken the token of the lost acquisition, or 0 if it never asked for one (ROW and NAMED issue tokens
+ *     on demand)
  * @param owner the instance id that held it
  * @param holderThread the name of the thread that held it
  * @param reason why it was lost, for logs

@@ -22,6 +22,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code bizlock.wait} (timer with a percentile histogram; tags {@code name}, {@code mode}): time spent
  *       acquiring, whatever the outcome;
  *   <li>{@code bizlock.hold} (timer; tags {@code name}, {@code mode}): time from acquisition to release;
+ *   <li>{@code bizlock.handoffs} (counter; tags {@code name}, {@code mode}): releases that passed the lock to a
+ *       waiting thread of the same process without a round trip;
  *   <li>{@code bizlock.renewals} and {@code bizlock.renewal.failures} (counters; tag {@code mode}): leases renewed
  *       by the watchdog, and leases whose renewal statement failed;
  *   <li>{@code bizlock.lost} (counter; tags {@code name}, {@code mode}): held locks that were lost;
@@ -76,6 +78,15 @@ public final class LockMetrics implements LockObserver {
                 .tags(tags(key, mode))
                 .register(registry)
                 .record(holdNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void handedOver(LockKey key, LockMode mode) {
+        Counter.builder("bizlock.handoffs")
+                .description("Releases that passed the lock to a waiting thread of the same process, no round trip")
+                .tags(tags(key, mode))
+                .register(registry)
+                .increment();
     }
 
     @Override

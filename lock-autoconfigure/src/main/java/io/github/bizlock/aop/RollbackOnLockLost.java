@@ -97,13 +97,22 @@ public final class RollbackOnLockLost implements TransactionExecutionListener {
                         lock.name(),
                         lock.key(),
                         lock.mode(),
-                        lock.fencingToken(),
+                        issuedToken(lock),
                         owner,
                         Thread.currentThread().getName(),
                         "it was lost before the transaction committed, so the transaction is rolled back"
                                 + " (onLost = ROLLBACK_ONLY)",
                         Instant.now()));
             }
+        }
+    }
+
+    /** The token of a lost lock for its event, or 0 if none was issued before it was lost. */
+    private static long issuedToken(LockHandle lock) {
+        try {
+            return lock.fencingToken();
+        } catch (LockLostException | IllegalStateException ex) {
+            return 0;
         }
     }
 

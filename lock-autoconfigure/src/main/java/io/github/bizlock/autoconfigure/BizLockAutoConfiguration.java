@@ -129,7 +129,8 @@ public final class BizLockAutoConfiguration {
             ApplicationEventPublisher publisher) {
         LockManager.Builder builder = LockManager.builder(instanceId)
                 .watchdogLease(properties.getWatchdogLease())
-                .fair(properties.isFair());
+                .fair(properties.isFair())
+                .localHandoffs(properties.getLocalHandoffs());
         engines.orderedStream().forEach(builder::engine);
         observers.orderedStream().forEach(builder::observer);
         LockManager manager = builder.build();

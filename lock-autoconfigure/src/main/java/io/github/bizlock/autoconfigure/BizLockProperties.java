@@ -39,6 +39,12 @@ public class BizLockProperties {
     /** Whether threads of one instance get a contended lock in the order they asked for it. */
     private boolean fair = false;
 
+    /**
+     * How often a lock may pass straight from one thread of this instance to another that waits for it, without a
+     * round trip, before it is released for other instances; 0 releases it every time.
+     */
+    private int localHandoffs = 16;
+
     /** Owner id written into lock rows, unique per process; unset means host:pid:random. */
     private @Nullable String instanceId;
 
@@ -119,6 +125,18 @@ public class BizLockProperties {
 
     public void setFair(boolean fair) {
         this.fair = fair;
+    }
+
+    public int getLocalHandoffs() {
+        return localHandoffs;
+    }
+
+    public void setLocalHandoffs(int localHandoffs) {
+        if (localHandoffs < 0) {
+            throw new IllegalArgumentException(
+                    "bizlock.local-handoffs must be 0 (release every time) or more, was " + localHandoffs);
+        }
+        this.localHandoffs = localHandoffs;
     }
 
     public @Nullable String getInstanceId() {

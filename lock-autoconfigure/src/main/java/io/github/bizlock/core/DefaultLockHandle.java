@@ -3,18 +3,18 @@ package io.github.bizlock.core;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 
-/** One acquisition: the gate it holds and the lease it shares with the other handles of the same hold. */
+/** One acquisition: the gate it holds and the hold it shares with the other handles of the same (reentrant) hold. */
 final class DefaultLockHandle implements LockHandle {
 
     private final LockManager manager;
     final KeyGate gate;
-    final HeldLease lease;
+    final Hold hold;
     volatile boolean unlocked;
 
-    DefaultLockHandle(LockManager manager, KeyGate gate, HeldLease lease) {
+    DefaultLockHandle(LockManager manager, KeyGate gate, Hold hold) {
         this.manager = manager;
         this.gate = gate;
-        this.lease = lease;
+        this.hold = hold;
     }
 
     @Override
@@ -34,12 +34,12 @@ final class DefaultLockHandle implements LockHandle {
 
     @Override
     public long fencingToken() {
-        return lease.grant().fencingToken();
+        return manager.fencingToken(this);
     }
 
     @Override
     public boolean isHeld() {
-        return !unlocked && lease.isValid();
+        return !unlocked && hold.lease.hold() == hold && hold.lease.isValid();
     }
 
     @Override
@@ -54,7 +54,8 @@ final class DefaultLockHandle implements LockHandle {
 
     @Override
     public String toString() {
-        return "LockHandle[" + mode() + " " + gate.id.key() + ", token " + fencingToken() + ", "
-                + (isHeld() ? "held" : "not held") + "]";
+        long token = hold.token();
+        return "LockHandle[" + mode() + " " + gate.id.key() + ", " + (token != 0 ? "token " + token : "no token yet")
+                + ", " + (isHeld() ? "held" : "not held") + "]";
     }
 }

@@ -7,7 +7,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A grant as this process holds it: until when it may count on it (by its own monotonic clock), when the watchdog
- * renews it next, and whether it was lost.
+ * renews it next, whether it was lost, which {@link Hold} has it now (none while it is handed from one thread of this
+ * process to the next), and the fencing tokens reserved with it that no hold has taken yet.
  */
 final class HeldLease {
 
@@ -18,9 +19,6 @@ final class HeldLease {
     private final Grant grant;
     private final LockEngine engine;
     private final boolean renewedByWatchdog;
-    private final Thread holder;
-    private final LockLostPolicy onLost;
-    private final long acquiredNanos = System.nanoTime();
     private final long leaseNanos;
     private final long marginNanos;
     private volatile long expiresAtNanos;
@@ -29,13 +27,24 @@ final class HeldLease {
     private volatile boolean released;
     private volatile boolean releasing;
     private final AtomicReference<@Nullable String> lostReason = new AtomicReference<>();
+    private volatile @Nullable Hold hold;
 
-    HeldLease(Grant grant, LockEngine engine, boolean renewedByWatchdog, Thread holder, LockLostPolicy onLost) {
+    /** Local hand-offs so far; read and written by the thread holding the gate. */
+    private int handoffs;
+
+    /** Guards the reserved tokens, and a hold's token while it is being issued. */
+    final Object tokenLock = new Object();
+
+    private long nextToken;
+    private long lastToken = -1;
+
+    HeldLease(Grant grant, LockEngine engine, boolean renewedByWatchdog) {
         this.grant = grant;
         this.engine = engine;
         this.renewedByWatchdog = renewedByWatchdog;
-        this.holder = holder;
-        this.onLost = onLost;
+        if (grant.tokens() > 0) {
+            reserved(grant.fencingToken(), grant.tokens());
+        }
         this.leaseNanos = grant.lease().toNanos();
         this.marginNanos = Math.min(leaseNanos / 10, MAX_SAFETY_MARGIN.toNanos());
         renewed(grant.sentNanos());
@@ -53,17 +62,58 @@ final class HeldLease {
         return renewedByWatchdog;
     }
 
-    Thread holder() {
-        return holder;
+    /** The hold that has the grant now, or {@code null} while it is handed over or after release. */
+    @Nullable
+    Hold hold() {
+        return hold;
     }
 
-    LockLostPolicy onLost() {
-        return onLost;
+    /**
+     * Gives the grant to a new hold of {@code thread}, with the next reserved token if one is left.
+     *
+     * @return the hold, or {@code null} if the grant is no longer valid (released, lost, lease ended)
+     */
+    synchronized @Nullable Hold begin(Thread thread, LockLostPolicy onLost) {
+        if (!isValid()) {
+            return null;
+        }
+        Hold next = new Hold(this, thread, onLost);
+        next.token(takeReservedToken());
+        hold = next;
+        return next;
     }
 
-    /** {@link System#nanoTime()} when this process got the grant. */
-    long acquiredNanos() {
-        return acquiredNanos;
+    /** The hold ended and the grant waits for the next local thread; counts the hand-off. */
+    synchronized void handOver() {
+        hold = null;
+        handoffs++;
+    }
+
+    /** How often the grant was handed from one thread of this process to another. */
+    int handoffs() {
+        return handoffs;
+    }
+
+    /** Whether a reserved token is left for another hold. */
+    boolean hasReservedToken() {
+        synchronized (tokenLock) {
+            return nextToken <= lastToken;
+        }
+    }
+
+    /** Takes the next reserved token, or returns 0 if none is left. */
+    long takeReservedToken() {
+        synchronized (tokenLock) {
+            return nextToken <= lastToken ? nextToken++ : 0;
+        }
+    }
+
+    /** Records {@code count} tokens reserved up to {@code top}, for this and later holds. */
+    void reserved(long top, int count) {
+        synchronized (tokenLock) {
+            nextToken = top - count + 1;
+            lastToken = top;
+        }
     }
 
     /**
@@ -74,12 +124,13 @@ final class HeldLease {
         return nowNanos - lastRenewedNanos > renewalIntervalNanos() * 3 / 2;
     }
 
-    /** Interrupts the holder thread, unless the lock was released already (then the thread has moved on). */
+    /** Interrupts the holder thread, unless the lock was released or handed over already (the thread moved on). */
     synchronized boolean interruptHolderIfNotReleased() {
-        if (released || releasing) {
+        Hold current = hold;
+        if (released || releasing || current == null) {
             return false;
         }
-        holder.interrupt();
+        current.thread.interrupt();
         return true;
     }
 
@@ -124,6 +175,7 @@ final class HeldLease {
 
     synchronized void markReleased() {
         released = true;
+        hold = null;
     }
 
     /**

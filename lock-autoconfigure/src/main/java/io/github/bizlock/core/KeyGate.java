@@ -10,7 +10,9 @@ import org.jspecify.annotations.Nullable;
  * the next local waiter without polling.
  *
  * <p>{@link #users} counts the threads that hold or wait; the gate is removed from the registry when it drops to zero,
- * so the registry never keeps keys nobody uses and never drops a held one.
+ * so the registry never keeps keys nobody uses and never drops a held one. A holder that unlocks while others wait may
+ * leave the database grant in the gate for the next of them; if all of them give up instead, the last to leave
+ * releases it.
  */
 final class KeyGate {
 
@@ -19,13 +21,16 @@ final class KeyGate {
     final Id id;
     final ReentrantLock local;
 
-    /** Guarded by the registry's map operations on this gate's entry. */
-    int users;
+    /** Written under the registry's map operations on this gate's entry; read elsewhere as a hint. */
+    volatile int users;
 
     /** Written and read by the thread holding {@link #local}. */
     int holds;
 
-    /** The database grant while held; written by the holding thread, read by others. */
+    /**
+     * The database grant while held, and while handed from one local thread to the next (then it has no
+     * {@link HeldLease#hold()}); written by the thread holding {@link #local} or by the last user leaving.
+     */
     volatile @Nullable HeldLease lease;
 
     KeyGate(Id id, boolean fair) {

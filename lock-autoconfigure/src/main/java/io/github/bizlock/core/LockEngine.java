@@ -26,14 +26,38 @@ public interface LockEngine {
     }
 
     /**
+     * Whether this engine grants locks without fencing tokens and issues them through {@link #issueTokens} when a
+     * holder asks, because a token costs it a statement of its own (ROW, NAMED). Otherwise tokens come with the grant
+     * at no cost (LEASE).
+     */
+    default boolean issuesTokensOnDemand() {
+        return false;
+    }
+
+    /**
      * Takes the lock, waiting until {@code deadlineNanos} ({@link System#nanoTime()}) while it is held elsewhere.
      *
      * @param lease how long the lock lasts without renewal
+     * @param tokens how many fencing tokens to reserve with the grant (at least 1): the holder's, and one for each
+     *     holder this process may hand the lock to before it releases it; ignored by engines that issue tokens on
+     *     demand
      * @return the grant, or {@code null} if the lock was still held elsewhere at the deadline
      * @throws InterruptedException if the thread was interrupted while waiting; nothing is held then
      */
     @Nullable
-    Grant acquire(LockKey key, Duration lease, long deadlineNanos) throws InterruptedException;
+    Grant acquire(LockKey key, Duration lease, int tokens, long deadlineNanos) throws InterruptedException;
+
+    /**
+     * Issues {@code count} fencing tokens for a lock this grant holds, above every token issued for the lock before.
+     * Only engines that {@link #issuesTokensOnDemand() issue tokens on demand} support it.
+     *
+     * @return the highest of them
+     * @throws org.springframework.dao.DataAccessException if the database could not issue them, or the grant's
+     *     session no longer holds the lock
+     */
+    default long issueTokens(Grant grant, int count) {
+        throw new UnsupportedOperationException(mode() + " issues fencing tokens with its grants");
+    }
 
     /**
      * Extends the leases of the given grants, all owned by this process, by their lease time.

@@ -37,12 +37,16 @@ public final class LockManager implements AutoCloseable {
     /** The lease of locks without a fixed lease time; the watchdog renews it every third of it. */
     public static final Duration DEFAULT_WATCHDOG_LEASE = Duration.ofSeconds(30);
 
+    /** How often one database grant may pass from thread to thread of this process before it is released. */
+    public static final int DEFAULT_LOCAL_HANDOFFS = 16;
+
     private static final Logger log = LoggerFactory.getLogger(LockManager.class);
 
     private final String instanceId;
     private final Map<LockMode, LockEngine> engines;
     private final Duration watchdogLease;
     private final boolean fair;
+    private final int localHandoffs;
     private final ScheduledExecutorService watchdogThread;
     private final ScheduledExecutorService scheduler;
     private final Watchdog watchdog;
@@ -55,6 +59,7 @@ public final class LockManager implements AutoCloseable {
         this.engines = Map.copyOf(builder.engines);
         this.watchdogLease = builder.watchdogLease;
         this.fair = builder.fair;
+        this.localHandoffs = builder.localHandoffs;
         this.observer = builder.observers.isEmpty() ? LockObserver.NONE : LockObserver.composite(builder.observers);
         // The watchdog's thread does nothing else, so slow periodic work (housekeeping) never delays a renewal.
         this.watchdogThread = daemonScheduler("bizlock-watchdog");
@@ -109,8 +114,9 @@ public final class LockManager implements AutoCloseable {
         List<LocalLock> locks = new ArrayList<>();
         for (KeyGate gate : gates.values()) {
             HeldLease held = gate.lease;
+            Hold hold = held != null ? held.hold() : null;
             int waiting = waiting(gate);
-            if (held == null) {
+            if (held == null || hold == null) {
                 if (waiting > 0) {
                     locks.add(new LocalLock(
                             gate.id.key(), gate.id.mode(), null, 0, Duration.ZERO, false, false, null, waiting));
@@ -120,12 +126,12 @@ public final class LockManager implements AutoCloseable {
             locks.add(new LocalLock(
                     gate.id.key(),
                     gate.id.mode(),
-                    held.holder().getName(),
-                    held.grant().fencingToken(),
-                    Duration.ofNanos(Math.max(0, now - held.acquiredNanos())),
+                    hold.thread.getName(),
+                    hold.token(),
+                    Duration.ofNanos(Math.max(0, now - hold.acquiredNanos)),
                     held.renewedByWatchdog(),
                     !held.isValid(),
-                    held.onLost(),
+                    hold.onLost,
                     waiting));
         }
         locks.sort(java.util.Comparator.comparing(LocalLock::heldFor).reversed());
@@ -133,7 +139,8 @@ public final class LockManager implements AutoCloseable {
     }
 
     private static int waiting(KeyGate gate) {
-        return Math.max(0, gate.users - (gate.lease != null ? 1 : 0));
+        HeldLease held = gate.lease;
+        return Math.max(0, gate.users - (held != null && held.hold() != null ? 1 : 0));
     }
 
     /**
@@ -194,13 +201,14 @@ public final class LockManager implements AutoCloseable {
         try {
             if (gate.local.isHeldByCurrentThread()) {
                 HeldLease held = Objects.requireNonNull(gate.lease);
+                Hold hold = Objects.requireNonNull(held.hold());
                 if (!held.isValid()) {
-                    throw new LockLostException(event(held, reasonOf(held)));
+                    throw new LockLostException(event(hold, reasonOf(held)));
                 }
                 gate.local.lock();
                 gate.holds++;
                 entered = true;
-                return Optional.of(new DefaultLockHandle(this, gate, held));
+                return Optional.of(new DefaultLockHandle(this, gate, hold));
             }
             boolean locallyFree = wait.isZero()
                     ? gate.local.tryLock()
@@ -211,12 +219,29 @@ public final class LockManager implements AutoCloseable {
             try {
                 // Session-held locks ignore a fixed lease: they last while their session does, checked by heartbeats.
                 boolean renewed = lease == null || engine.heldBySession();
-                Grant grant = engine.acquire(key, renewed ? watchdogLease : lease, deadline);
+                HeldLease handedOver = gate.lease;
+                if (handedOver != null) {
+                    gate.lease = null;
+                    Hold hold = renewed && !Thread.currentThread().isInterrupted()
+                            ? handedOver.begin(Thread.currentThread(), onLost)
+                            : null;
+                    if (hold != null) {
+                        gate.lease = handedOver;
+                        gate.holds = 1;
+                        entered = true;
+                        return Optional.of(new DefaultLockHandle(this, gate, hold));
+                    }
+                    // A fixed lease was asked for, or the grant ended while handed over: release it, take a new one.
+                    releaseHandedOver(handedOver);
+                }
+                int tokens = 1 + Math.min(Math.max(0, gate.users - 1), localHandoffs);
+                Grant grant = engine.acquire(key, renewed ? watchdogLease : lease, tokens, deadline);
                 if (grant == null) {
                     gate.local.unlock();
                     return Optional.empty();
                 }
-                HeldLease held = new HeldLease(grant, engine, renewed, Thread.currentThread(), onLost);
+                HeldLease held = new HeldLease(grant, engine, renewed);
+                Hold hold = Objects.requireNonNull(held.begin(Thread.currentThread(), onLost));
                 if (Thread.interrupted()) {
                     // Interrupted while the database granted it: give it back, so an interrupted wait holds nothing.
                     try {
@@ -232,7 +257,7 @@ public final class LockManager implements AutoCloseable {
                 // Fixed leases too: the watchdog reports them lost when they end while still held.
                 watchdog.register(held);
                 entered = true;
-                return Optional.of(new DefaultLockHandle(this, gate, held));
+                return Optional.of(new DefaultLockHandle(this, gate, hold));
             } catch (InterruptedException | RuntimeException | Error ex) {
                 // Interrupted in the engine's wait, or failed: the local lock must not stay with this thread.
                 gate.local.unlock();
@@ -251,9 +276,10 @@ public final class LockManager implements AutoCloseable {
             throw new IllegalMonitorStateException(
                     "Lock " + gate.id.key() + " was already unlocked through this handle");
         }
+        Hold hold = handle.hold;
         if (!gate.local.isHeldByCurrentThread()) {
             throw new IllegalMonitorStateException("Lock " + gate.id.key() + " is held by thread "
-                    + handle.lease.holder().getName() + "; only the thread that acquired a lock may unlock it");
+                    + hold.thread.getName() + "; only the thread that acquired a lock may unlock it");
         }
         handle.unlocked = true;
         if (--gate.holds > 0) {
@@ -261,7 +287,17 @@ public final class LockManager implements AutoCloseable {
             leave(gate);
             return;
         }
-        HeldLease held = handle.lease;
+        HeldLease held = hold.lease;
+        if (mayHandOver(gate, held)) {
+            // Another thread of this process waits: it takes the grant from here, without a round trip.
+            held.handOver();
+            // Leave before unlocking, so the next holder counts only the threads that still wait.
+            leave(gate);
+            gate.local.unlock();
+            observer.released(held.grant().key(), held.engine().mode(), System.nanoTime() - hold.acquiredNanos);
+            observer.handedOver(held.grant().key(), held.engine().mode());
+            return;
+        }
         boolean stillHeld = held.isValid();
         String lostReason = reasonOf(held);
         held.markReleasing();
@@ -279,15 +315,83 @@ public final class LockManager implements AutoCloseable {
             boolean firstReport = !stillHeld && held.markLost(lostReason);
             held.markReleased();
             gate.lease = null;
-            gate.local.unlock();
             leave(gate);
-            observer.released(held.grant().key(), held.engine().mode(), System.nanoTime() - held.acquiredNanos());
+            gate.local.unlock();
+            observer.released(held.grant().key(), held.engine().mode(), System.nanoTime() - hold.acquiredNanos);
             if (firstReport) {
-                notifyLost(held, lostReason);
+                notifyLost(hold, lostReason);
             }
         }
         if (!stillHeld) {
-            throw new LockLostException(event(held, reasonOf(held)));
+            throw new LockLostException(event(hold, reasonOf(held)));
+        }
+    }
+
+    /**
+     * Whether an ending hold passes its grant to a thread of this process that waits for it, instead of releasing it:
+     * only a grant that is still valid and renewed by the watchdog (a fixed lease is counted from its own acquisition),
+     * at most {@code localHandoffs} times per grant so other processes get their turn, and only with a fencing token
+     * for the next hold at hand (reserved with the grant, or issued on demand by the engine).
+     */
+    private boolean mayHandOver(KeyGate gate, HeldLease held) {
+        return gate.users > 1
+                && held.handoffs() < localHandoffs
+                && held.renewedByWatchdog()
+                && held.isValid()
+                && (held.engine().issuesTokensOnDemand() || held.hasReservedToken());
+    }
+
+    /** Releases a grant no thread of this process took over. Nobody held it meanwhile, so a loss is not reported. */
+    private void releaseHandedOver(HeldLease held) {
+        held.markReleasing();
+        watchdog.unregister(held);
+        try {
+            held.engine().release(held.grant());
+        } catch (RuntimeException ex) {
+            log.warn(
+                    "bizlock could not release lock {} after its last local holder; it frees when its lease or"
+                            + " session ends",
+                    held.grant().key(),
+                    ex);
+        } finally {
+            held.markReleased();
+        }
+    }
+
+    /**
+     * The fencing token of a hold: the one it took with the grant, or one issued now, while the hold still has the
+     * lock, by an engine that issues tokens on demand. Issued while held, it is above the token of every earlier hold
+     * and below that of every later one.
+     */
+    long fencingToken(DefaultLockHandle handle) {
+        Hold hold = handle.hold;
+        long token = hold.token();
+        if (token != 0) {
+            return token;
+        }
+        HeldLease held = hold.lease;
+        synchronized (held.tokenLock) {
+            token = hold.token();
+            if (token != 0) {
+                return token;
+            }
+            if (handle.unlocked) {
+                throw new IllegalStateException("Lock " + handle.gate.id.key() + " was unlocked before its fencing"
+                        + " token was asked for; ROW and NAMED issue tokens on demand, so ask while holding the lock");
+            }
+            if (held.hold() != hold || !held.isValid()) {
+                throw new LockLostException(event(hold, reasonOf(held)));
+            }
+            token = held.takeReservedToken();
+            if (token == 0) {
+                // Tokens for the threads already waiting come in the same statement.
+                int count = 1 + Math.max(0, Math.min(waiting(handle.gate), localHandoffs - held.handoffs()));
+                long top = held.engine().issueTokens(held.grant(), count);
+                held.reserved(top, count);
+                token = held.takeReservedToken();
+            }
+            hold.token(token);
+            return token;
         }
     }
 
@@ -375,17 +479,29 @@ public final class LockManager implements AutoCloseable {
     }
 
     private void leave(KeyGate gate) {
-        gates.computeIfPresent(gate.id, (key, current) -> --current.users == 0 ? null : current);
-    }
-
-    private void reportLost(HeldLease held, String reason) {
-        if (held.markLostByWatchdog(reason)) {
-            notifyLost(held, reason);
+        boolean[] last = new boolean[1];
+        gates.computeIfPresent(gate.id, (key, current) -> {
+            last[0] = --current.users == 0;
+            return last[0] ? null : current;
+        });
+        HeldLease handedOver = gate.lease;
+        if (last[0] && handedOver != null) {
+            // Handed over to threads that then gave up waiting: nobody is left to take it.
+            gate.lease = null;
+            releaseHandedOver(handedOver);
         }
     }
 
-    private void notifyLost(HeldLease held, String reason) {
-        LockLostEvent event = event(held, reason);
+    private void reportLost(HeldLease held, String reason) {
+        Hold hold = held.hold();
+        if (held.markLostByWatchdog(reason) && hold != null) {
+            notifyLost(hold, reason);
+        }
+    }
+
+    private void notifyLost(Hold hold, String reason) {
+        HeldLease held = hold.lease;
+        LockLostEvent event = event(hold, reason);
         log.warn(
                 "bizlock lost lock {} ({}, fencing token {}) held by thread {}: {}",
                 held.grant().key(),
@@ -393,7 +509,7 @@ public final class LockManager implements AutoCloseable {
                 event.fencingToken(),
                 event.holderThread(),
                 reason);
-        if (held.onLost() == LockLostPolicy.INTERRUPT && held.interruptHolderIfNotReleased()) {
+        if (hold.onLost == LockLostPolicy.INTERRUPT && held.interruptHolderIfNotReleased()) {
             log.warn("bizlock interrupted thread {}, which held the lost lock {}", event.holderThread(), event.key());
         }
         observer.lost(event);
@@ -411,15 +527,15 @@ public final class LockManager implements AutoCloseable {
         return reason != null ? reason : held.expiryReason();
     }
 
-    private LockLostEvent event(HeldLease held, String reason) {
-        Grant grant = held.grant();
+    private LockLostEvent event(Hold hold, String reason) {
+        Grant grant = hold.lease.grant();
         return new LockLostEvent(
                 grant.key().name(),
                 grant.key().key(),
-                held.engine().mode(),
-                grant.fencingToken(),
+                hold.lease.engine().mode(),
+                hold.token(),
                 grant.owner(),
-                held.holder().getName(),
+                hold.thread.getName(),
                 reason,
                 Instant.now());
     }
@@ -431,6 +547,7 @@ public final class LockManager implements AutoCloseable {
         private final Map<LockMode, LockEngine> engines = new EnumMap<>(LockMode.class);
         private Duration watchdogLease = DEFAULT_WATCHDOG_LEASE;
         private boolean fair;
+        private int localHandoffs = DEFAULT_LOCAL_HANDOFFS;
         private final List<LockObserver> observers = new ArrayList<>();
 
         private Builder(String instanceId) {
@@ -455,6 +572,20 @@ public final class LockManager implements AutoCloseable {
         /** Whether threads of this process get a lock in the order they asked for it (default false). */
         public Builder fair(boolean fair) {
             this.fair = fair;
+            return this;
+        }
+
+        /**
+         * How often one database grant may pass directly from a thread of this process to another that waits for the
+         * same lock, before it is released for other processes (default {@value #DEFAULT_LOCAL_HANDOFFS}; 0 releases
+         * every time). A hand-off costs no round trip; each hold still gets a fencing token above the one before.
+         */
+        public Builder localHandoffs(int localHandoffs) {
+            if (localHandoffs < 0) {
+                throw new IllegalArgumentException(
+                        "Local hand-offs must be 0 (always release) or more, was " + localHandoffs);
+            }
+            this.localHandoffs = localHandoffs;
             return this;
         }
 

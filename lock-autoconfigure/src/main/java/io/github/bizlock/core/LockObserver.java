@@ -53,6 +53,12 @@ public interface LockObserver {
      */
     default void released(LockKey key, LockMode mode, long holdNanos) {}
 
+    /**
+     * A holder's release passed the database grant to another thread of this process that waited for the lock, with
+     * no round trip; reported after {@link #released}.
+     */
+    default void handedOver(LockKey key, LockMode mode) {}
+
     /** The watchdog renewed {@code count} leases (or session heartbeats) of one mode. */
     default void renewed(LockMode mode, int count) {}
 
@@ -111,6 +117,11 @@ final class CompositeLockObserver implements LockObserver {
     @Override
     public void released(LockKey key, LockMode mode, long holdNanos) {
         each(observer -> observer.released(key, mode, holdNanos));
+    }
+
+    @Override
+    public void handedOver(LockKey key, LockMode mode) {
+        each(observer -> observer.handedOver(key, mode));
     }
 
     @Override

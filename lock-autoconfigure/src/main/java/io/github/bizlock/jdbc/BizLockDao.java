@@ -84,21 +84,24 @@ public final class BizLockDao {
     }
 
     /**
-     * Takes the lock if it is free, its lease has ended, or it has never been taken.
+     * Takes the lock if it is free, its lease has ended, or it has never been taken, and reserves {@code tokens}
+     * fencing tokens: the row's token rises by that many, so every later acquirer's token is above all of them.
      *
-     * @return the new fencing token, or empty if another owner holds the lock
+     * @return the highest reserved token (the one written in the row), or empty if another owner holds the lock
      */
-    public OptionalLong tryAcquire(LockKey key, String owner, Duration lease) {
+    public OptionalLong tryAcquire(LockKey key, String owner, Duration lease, int tokens) {
+        requirePositive(tokens);
         long leaseMicros = micros(lease);
         // Two transactions, never one: an update that finds no row leaves a gap lock, and an insert into that gap in
         // the same transaction deadlocks with every other first-time acquirer of the key.
-        OptionalLong token =
-                write(() -> updateReturningToken(dialect.acquireExisting(), owner, leaseMicros, key.name(), key.key()));
+        OptionalLong token = write(() ->
+                updateReturningToken(dialect.acquireExisting(), owner, tokens, leaseMicros, key.name(), key.key()));
         if (token.isPresent()) {
             return token;
         }
         try {
-            token = write(() -> updateReturningToken(dialect.acquireNew(), key.name(), key.key(), owner, leaseMicros));
+            token = write(() ->
+                    updateReturningToken(dialect.acquireNew(), key.name(), key.key(), owner, tokens, leaseMicros));
         } catch (DataAccessException ex) {
             if (errorCode(ex) == ER_DUP_ENTRY) {
                 return OptionalLong.empty(); // the row exists and is held: another owner has the lock
@@ -112,14 +115,21 @@ public final class BizLockDao {
     }
 
     /**
-     * Issues the next fencing token of a ROW or NAMED lock in a transaction of its own, so it stays issued whatever
-     * becomes of the lock's session or the caller's transaction.
+     * Issues the next {@code count} fencing tokens of a ROW or NAMED lock in a statement that commits on its own, so
+     * they stay issued whatever becomes of the lock's session or the caller's transaction.
      *
-     * @return the token, above every token issued for this lock and mode before
+     * @return the highest of them; all are above every token issued for this lock and mode before
      */
-    public long issueToken(LockKey key, LockMode mode) {
-        return write(() -> updateReturningToken(dialect.issueToken(), key.name(), key.key(), mode.name()))
+    public long issueTokens(LockKey key, LockMode mode, int count) {
+        requirePositive(count);
+        return write(() -> updateReturningToken(dialect.issueToken(), key.name(), key.key(), mode.name(), count, count))
                 .orElseThrow(() -> missingFloor());
+    }
+
+    private static void requirePositive(int tokens) {
+        if (tokens < 1) {
+            throw new IllegalArgumentException("At least one fencing token must be reserved, asked for " + tokens);
+        }
     }
 
     /** The last fencing token issued for a ROW or NAMED lock, if any was. */

@@ -21,6 +21,8 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -154,6 +156,36 @@ class MetricsTest {
             assertThat(wait.max(TimeUnit.NANOSECONDS))
                     .as("the waiter's wait")
                     .isGreaterThan(wait.totalTime(TimeUnit.NANOSECONDS) / 3);
+        }
+    }
+
+    @Test
+    void handOffsToWaitingThreadsAreCounted(DataSource dataSource) throws Exception {
+        LockKey key = new LockKey("metrics", "handoff");
+        try (LockManager manager = manager(LockFixture.dao(dataSource), Set.of(), Duration.ofSeconds(30))) {
+            LockHandle held =
+                    manager.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null).orElseThrow();
+            List<Future<Long>> waiters = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                waiters.add(threads.submit(() -> {
+                    try (LockHandle mine = manager.tryAcquire(key, LockMode.LEASE, Duration.ofSeconds(30), null)
+                            .orElseThrow()) {
+                        return mine.fencingToken();
+                    }
+                }));
+            }
+            await("two threads wait", () -> gauge("bizlock.waiting") == 2);
+            long first = held.fencingToken();
+            // Taken with nobody waiting, this grant reserved no token to pass on: released to the database. The next
+            // grant is taken while one thread still waits, reserves a token for it, and is handed over.
+            held.unlock();
+            long second = waiters.get(0).get(30, TimeUnit.SECONDS);
+            long third = waiters.get(1).get(30, TimeUnit.SECONDS);
+            assertThat(counter("bizlock.handoffs", "name", "metrics", "mode", "lease"))
+                    .isEqualTo(1);
+            assertThat(Math.min(second, third)).isGreaterThan(first);
+            assertThat(Math.max(second, third)).isGreaterThan(Math.min(second, third));
+            assertThat(gauge("bizlock.held")).isZero();
         }
     }
 

@@ -29,6 +29,7 @@ class ConfigurationMetadataTest {
             "bizlock.housekeeping.interval",
             "bizlock.housekeeping.retention",
             "bizlock.instance-id",
+            "bizlock.local-handoffs",
             "bizlock.lease-time",
             "bizlock.metrics.key-tag-names",
             "bizlock.migration.enabled",

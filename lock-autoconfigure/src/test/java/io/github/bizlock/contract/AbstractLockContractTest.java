@@ -574,6 +574,164 @@ public abstract class AbstractLockContractTest {
     }
 
     // ---------------------------------------------------------------------------------------------------------------
+    // Local hand-off and fencing tokens
+
+    @Test
+    void localWaitersTakeTheLockInTurnWithIncreasingTokensAndBoundedHandOffs(DataSource dataSource) throws Exception {
+        HandOffs handOffs = new HandOffs();
+        LockManager local = tracked(ContractManagers.builder(mode(), dataSource, InstanceId.generate())
+                .localHandoffs(3)
+                .observer(handOffs)
+                .build());
+        List<Long> tokens = contendLocally(local, 6, 30, Duration.ofSeconds(30));
+
+        assertThat(tokens).hasSize(180);
+        assertThat(tokens).as("tokens in the order of the holds").isSorted().doesNotHaveDuplicates();
+        assertThat(handOffs.handedOver()).as("releases that passed the lock on").isPositive();
+        assertThat(handOffs.released()).isEqualTo(180);
+        assertThat(handOffs.handedOver())
+                .as("at most 3 hand-offs per database grant")
+                .isLessThanOrEqualTo(3 * handOffs.releasedToDatabase());
+        assertThat(local.heldCount()).isZero();
+        assertThat(freeFor(manager(dataSource), "1")).as("released at the end").isTrue();
+    }
+
+    @Test
+    void noHandOffWhenTurnedOff(DataSource dataSource) throws Exception {
+        HandOffs handOffs = new HandOffs();
+        LockManager local = tracked(ContractManagers.builder(mode(), dataSource, InstanceId.generate())
+                .localHandoffs(0)
+                .observer(handOffs)
+                .build());
+        List<Long> tokens = contendLocally(local, 4, 10, Duration.ofSeconds(30));
+
+        assertThat(tokens).hasSize(40).isSorted().doesNotHaveDuplicates();
+        assertThat(handOffs.handedOver()).isZero();
+        assertThat(handOffs.released()).isEqualTo(40);
+    }
+
+    @Test
+    void waitersThatGiveUpLeaveNothingHeld(DataSource dataSource) throws Exception {
+        LockManager local = manager(dataSource);
+        // Waits shorter than the holds: waiters give up all the time, sometimes just after a hold ended and passed the
+        // lock to them; whoever leaves last must release it.
+        contendLocally(local, 6, 40, Duration.ofMillis(1));
+
+        assertThat(local.activeThreadCount()).isZero();
+        assertThat(local.heldCount()).isZero();
+        assertThat(freeFor(manager(dataSource), "1")).as("nothing left held").isTrue();
+    }
+
+    @Test
+    void tokensAreIssuedWhenAskedForAndStillIncrease(DataSource dataSource) throws Exception {
+        LockManager a = manager(dataSource);
+        LockManager b = manager(dataSource);
+        tryNow(a, "1").orElseThrow().unlock();
+        if (mode() != LockMode.LEASE) {
+            assertThat(io.github.bizlock.LockFixture.dao(dataSource).lastToken(key("1"), mode()))
+                    .as("ROW and NAMED issue no token nobody asked for")
+                    .isEmpty();
+        }
+        LockHandle first = tryNow(a, "1").orElseThrow();
+        long firstToken = first.fencingToken();
+        first.unlock();
+        tryNow(b, "1").orElseThrow().unlock();
+        LockHandle unasked = tryNow(b, "1").orElseThrow();
+        unasked.unlock();
+        LockHandle last = tryNow(a, "1").orElseThrow();
+        assertThat(last.fencingToken()).isGreaterThan(firstToken);
+        last.unlock();
+
+        if (mode() == LockMode.LEASE) {
+            assertThat(unasked.fencingToken())
+                    .as("LEASE tokens come with the lock")
+                    .isPositive();
+        } else {
+            assertThatThrownBy(unasked::fencingToken)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("unlocked before its fencing token was asked for");
+        }
+    }
+
+    /**
+     * {@code threads} threads of one manager take lock "1" {@code rounds} times each, waiting up to {@code wait},
+     * hold it 0.2 ms, and record its token while holding it.
+     *
+     * @return the tokens in the order of the holds
+     */
+    private List<Long> contendLocally(LockManager manager, int threads, int rounds, Duration wait) throws Exception {
+        List<Long> tokens = new ArrayList<>();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        List<CompletableFuture<Void>> done = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            done.add(CompletableFuture.runAsync(
+                    () -> {
+                        for (int round = 0; round < rounds; round++) {
+                            try {
+                                Optional<LockHandle> handle = manager.tryAcquire(key("1"), mode(), wait, null);
+                                if (handle.isEmpty()) {
+                                    continue;
+                                }
+                                if (inside.incrementAndGet() != 1) {
+                                    overlaps.incrementAndGet();
+                                }
+                                synchronized (tokens) {
+                                    tokens.add(handle.get().fencingToken());
+                                }
+                                LockSupport.parkNanos(200_000);
+                                inside.decrementAndGet();
+                                handle.get().unlock();
+                            } catch (InterruptedException ex) {
+                                throw new IllegalStateException(ex);
+                            }
+                        }
+                    },
+                    java.util.concurrent.Executors.newSingleThreadExecutor()));
+        }
+        CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+        assertThat(overlaps).as("threads inside at once").hasValue(0);
+        synchronized (tokens) {
+            return List.copyOf(tokens);
+        }
+    }
+
+    private LockManager tracked(LockManager manager) {
+        managers.add(manager);
+        return manager;
+    }
+
+    /** Counts releases, and those of them that passed the lock to a local waiter. */
+    private static final class HandOffs implements io.github.bizlock.core.LockObserver {
+
+        private final AtomicInteger released = new AtomicInteger();
+        private final AtomicInteger handedOver = new AtomicInteger();
+
+        @Override
+        public void released(LockKey key, LockMode mode, long holdNanos) {
+            released.incrementAndGet();
+        }
+
+        @Override
+        public void handedOver(LockKey key, LockMode mode) {
+            handedOver.incrementAndGet();
+        }
+
+        int released() {
+            return released.get();
+        }
+
+        int handedOver() {
+            return handedOver.get();
+        }
+
+        /** Releases to the database: the holds that did not pass the lock on. */
+        int releasedToDatabase() {
+            return released() - handedOver();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
     // Bad input
 
     @Test

@@ -30,12 +30,15 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
         return text.replace(TABLE, table);
     }
 
-    /** Takes over the lock's row if it is free or its lease has ended; sets the new token as the generated key. */
+    /**
+     * Takes over the lock's row if it is free or its lease has ended, raising its token by the number of tokens
+     * reserved; sets the new token as the generated key. Parameters owner, tokens, lease (µs), type, id.
+     */
     public String acquireExisting() {
         return sql("""
                 UPDATE ${table}
                    SET owner_id      = ?,
-                       fencing_token = LAST_INSERT_ID(fencing_token + 1),
+                       fencing_token = LAST_INSERT_ID(fencing_token + ?),
                        acquired_at   = UTC_TIMESTAMP(6),
                        modified_at   = UTC_TIMESTAMP(6),
                        expire_at     = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
@@ -46,15 +49,16 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
     }
 
     /**
-     * Creates the lock's row, held, with a token above every purged one. The floor row is read with a shared lock so
-     * that housekeeping cannot raise it between this read and the insert.
+     * Creates the lock's row, held, with a token above every purged one (by the number of tokens reserved). The
+     * floor row is read with a shared lock so that housekeeping cannot raise it between this read and the insert.
+     * Parameters type, id, owner, tokens, lease (µs).
      */
     public String acquireNew() {
         return sql("""
                 INSERT INTO ${table}
                        (biz_type, biz_id, owner_id, fencing_token, expire_at, created_at, acquired_at, modified_at)
                 SELECT ?, ?, ?,
-                       LAST_INSERT_ID(f.floor_token + 1),
+                       LAST_INSERT_ID(f.floor_token + ?),
                        UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND,
                        UTC_TIMESTAMP(6), UTC_TIMESTAMP(6), UTC_TIMESTAMP(6)
                   FROM ${table}_token_floor f
@@ -233,20 +237,21 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
     }
 
     /**
-     * Issues the next fencing token of a ROW or NAMED lock in a statement that commits on its own: one above the last
-     * one, or above the token floor for a lock never taken; parameters type, id, mode. The token is the generated key.
+     * Issues the next fencing tokens of a ROW or NAMED lock in a statement that commits on its own: {@code count}
+     * above the last one, or above the token floor for a lock never taken; parameters type, id, mode, count, count.
+     * The highest token issued is the generated key.
      */
     public String issueToken() {
         return sql("""
                 INSERT INTO ${table}_token (biz_type, biz_id, lock_mode, last_token, modified_at)
                 SELECT ?, ?, ?,
-                       LAST_INSERT_ID(f.floor_token + 1),
+                       LAST_INSERT_ID(f.floor_token + ?),
                        UTC_TIMESTAMP(6)
                   FROM ${table}_token_floor f
                  WHERE f.id = 1
                   LOCK IN SHARE MODE
                     ON DUPLICATE KEY UPDATE
-                       last_token  = LAST_INSERT_ID(last_token + 1),
+                       last_token  = LAST_INSERT_ID(last_token + ?),
                        modified_at = UTC_TIMESTAMP(6)
                 """);
     }

@@ -44,12 +44,13 @@ public final class LeaseLockEngine implements LockEngine {
     }
 
     @Override
-    public @Nullable Grant acquire(LockKey key, Duration lease, long deadlineNanos) throws InterruptedException {
+    public @Nullable Grant acquire(LockKey key, Duration lease, int tokens, long deadlineNanos)
+            throws InterruptedException {
         for (int attempt = 1; ; attempt++) {
             long sent = System.nanoTime();
-            OptionalLong token = dao.tryAcquire(key, owner, lease);
+            OptionalLong token = dao.tryAcquire(key, owner, lease, tokens);
             if (token.isPresent()) {
-                return new Grant(key, owner, token.getAsLong(), lease, sent, null);
+                return new Grant(key, owner, token.getAsLong(), tokens, lease, sent, null);
             }
             long remaining = deadlineNanos - System.nanoTime();
             if (remaining <= 0) {

@@ -14,7 +14,6 @@ import java.security.NoSuchAlgorithmException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.HexFormat;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -22,8 +21,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * NAMED mode: {@code GET_LOCK} / {@code RELEASE_LOCK} on a session held from acquire to release.
  *
- * <p>Acquire is two round trips on the held connection: {@code GET_LOCK} (the server queues waiters and wakes one when
- * the lock frees), then the fencing token, committed on its own in autocommit. Release is one: {@code RELEASE_LOCK}.
+ * <p>Acquire is one round trip on the held connection: {@code GET_LOCK} (the server queues waiters and wakes one when
+ * the lock frees). A fencing token costs one more, on the same connection in autocommit, when the holder asks for it.
+ * Release is one: {@code RELEASE_LOCK}.
  * The server frees the lock when the session ends, so a crashed holder's lock frees as soon as the server notices its
  * connection closed. The watchdog's renewal is a heartbeat, {@code IS_USED_LOCK(name) = CONNECTION_ID()}, that reports
  * a lock lost when its session is gone.
@@ -106,13 +106,14 @@ public final class NamedLockEngine extends SessionLockEngine {
         }
     }
 
-    /** The token commits on its own on the held connection, in autocommit. */
+    /**
+     * Tokens commit on their own on the held connection, in autocommit. The connection answering proves the lock is
+     * still held: the server frees a named lock only with {@code RELEASE_LOCK} or the session's end.
+     */
     @Override
-    protected Grant grant(Session session, LockKey key, Duration lease) throws SQLException {
-        long token = SessionSupport.issueToken(session.connection(), dialect, key, LockMode.NAMED)
+    protected long issueTokens(Session session, LockKey key, int count) throws SQLException {
+        return SessionSupport.issueTokens(session.connection(), dialect, key, LockMode.NAMED, count)
                 .orElseThrow(dao::missingFloor);
-        // The session answered just now: the heartbeat lease counts from here.
-        return new Grant(key, owner, token, lease, System.nanoTime(), session);
     }
 
     /** {@code IS_USED_LOCK(name) = CONNECTION_ID()}: false once the session no longer holds the lock. */

@@ -13,7 +13,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -24,10 +23,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Session connections run with autocommit off and READ COMMITTED, so a missing row takes no gap lock: the first
  * acquisition of a key finds no row, rolls back, creates the row with {@code INSERT IGNORE} and a commit of its own,
- * and locks it. After that, acquiring is one round trip on the held connection plus the fencing token, issued through
- * the application's data source in a transaction of its own ({@link BizLockDao#issueToken}): the held transaction
- * cannot issue it, because a session that dies rolls back, and a rolled-back token would be issued again. Release is
- * one round trip ({@code COMMIT}).
+ * and locks it. After that, acquiring is one round trip on the held connection. A fencing token, when the holder asks
+ * for one, is issued through the application's data source in a statement of its own ({@link BizLockDao#issueTokens})
+ * and followed by a check that the session still answers: the held transaction cannot issue it, because a session
+ * that dies rolls back, and a rolled-back token would be issued again. Release is one round trip ({@code COMMIT}).
  *
  * <p>Without a wait, the lock is tried with {@code NOWAIT} (MySQL fails with 3572, MariaDB with 1205). A wait is the
  * server's own lock wait, whole seconds ({@code innodb_lock_wait_timeout} on MySQL, {@code WAIT n} on MariaDB), set to
@@ -149,27 +148,17 @@ public final class RowLockEngine extends SessionLockEngine {
         }
     }
 
-    /**
-     * The token is issued through the application's data source: the held transaction cannot issue it. If that fails,
-     * the row lock is rolled back.
-     */
+    /** Tokens are issued through the application's data source: the held transaction cannot issue them. */
     @Override
-    protected Grant grant(Session session, LockKey key, Duration lease) throws SQLException {
-        // The session answered just now: the heartbeat lease counts from here.
-        long alive = System.nanoTime();
-        long token;
-        try {
-            token = dao.issueToken(key, LockMode.ROW);
-        } catch (RuntimeException ex) {
-            session.connection().rollback();
-            throw ex;
-        }
-        // The token comes from another connection. Had this session died before it was issued, the server would have
-        // freed the row, and a next holder could have drawn a lower token first; alive now, it held the row throughout.
+    protected long issueTokens(Session session, LockKey key, int count) throws SQLException {
+        long token = dao.issueTokens(key, LockMode.ROW, count);
+        // The tokens come from another connection. Had this session died before they were issued, the server would
+        // have freed the row, and a next holder could have drawn a lower token first; alive now, it held the row
+        // throughout.
         if (!sameSession(session)) {
-            throw new SQLException("The bizlock session " + session + " changed while the fencing token was issued");
+            throw new SQLException("The bizlock session " + session + " changed while fencing tokens were issued");
         }
-        return new Grant(key, owner, token, lease, alive, session);
+        return token;
     }
 
     /** Checks that the session is alive and still the one that locked the row. */

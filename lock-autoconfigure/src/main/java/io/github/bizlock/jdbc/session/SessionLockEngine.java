@@ -80,6 +80,12 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         return true;
     }
 
+    /** A token costs a statement of its own here, so holders that never ask for one never pay for it. */
+    @Override
+    public boolean issuesTokensOnDemand() {
+        return true;
+    }
+
     /** The session pool, for metrics and tests. */
     public SessionPool sessions() {
         return sessions;
@@ -91,8 +97,12 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
      */
     protected abstract Outcome lock(Session session, LockKey key, long deadlineNanos) throws SQLException;
 
-    /** Issues the fencing token of a lock the session has just taken, and grants it. */
-    protected abstract Grant grant(Session session, LockKey key, Duration lease) throws SQLException;
+    /**
+     * Issues {@code count} fencing tokens for a lock the session holds, committed on their own.
+     *
+     * @return the highest of them
+     */
+    protected abstract long issueTokens(Session session, LockKey key, int count) throws SQLException;
 
     /** The heartbeat of one grant: whether its session is alive and still holds the lock. */
     protected abstract boolean stillHolds(Session session, Grant grant) throws SQLException;
@@ -101,7 +111,8 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
     protected abstract boolean unlock(Session session, Grant grant) throws SQLException;
 
     @Override
-    public final @Nullable Grant acquire(LockKey key, Duration lease, long deadlineNanos) throws InterruptedException {
+    public final @Nullable Grant acquire(LockKey key, Duration lease, int tokens, long deadlineNanos)
+            throws InterruptedException {
         Session session = borrow(key);
         boolean keep = false;
         try {
@@ -111,7 +122,8 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
                 }
                 switch (lock(session, key, deadlineNanos)) {
                     case ACQUIRED -> {
-                        Grant grant = grant(session, key, lease);
+                        // The session answered just now: the heartbeat lease counts from here. No token yet.
+                        Grant grant = new Grant(key, owner, 0, 0, lease, System.nanoTime(), session);
                         synchronized (session) {
                             session.holdFor(grant);
                         }
@@ -211,6 +223,21 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
             }
         }
         return gone;
+    }
+
+    @Override
+    public final long issueTokens(Grant grant, int count) {
+        Session session = session(grant);
+        synchronized (session) {
+            if (!session.heldBy(grant)) {
+                throw new IllegalStateException("Lock " + grant.key() + " was released; no token can be issued");
+            }
+            try {
+                return issueTokens(session, grant.key(), count);
+            } catch (SQLException ex) {
+                throw SessionSupport.translate("issuing fencing tokens for " + grant.key(), ex);
+            }
+        }
     }
 
     @Override

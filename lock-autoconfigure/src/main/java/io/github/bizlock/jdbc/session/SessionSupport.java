@@ -59,17 +59,20 @@ public final class SessionSupport {
     }
 
     /**
-     * Issues the next fencing token of a lock on a connection in autocommit mode, so it commits on its own.
+     * Issues the next {@code count} fencing tokens of a lock on a connection in autocommit mode, so they commit on
+     * their own.
      *
-     * @return the token, or empty if the token floor row is missing
+     * @return the highest of them, or empty if the token floor row is missing
      */
-    public static OptionalLong issueToken(Connection connection, Dialect dialect, LockKey key, LockMode mode)
-            throws SQLException {
+    public static OptionalLong issueTokens(
+            Connection connection, Dialect dialect, LockKey key, LockMode mode, int count) throws SQLException {
         try (PreparedStatement statement =
                 connection.prepareStatement(dialect.issueToken(), Statement.RETURN_GENERATED_KEYS)) {
             statement.setBytes(1, bytes(key.name()));
             statement.setBytes(2, bytes(key.key()));
             statement.setBytes(3, bytes(mode.name()));
+            statement.setInt(4, count);
+            statement.setInt(5, count);
             return BizLockDao.executeReturningToken(statement);
         }
     }

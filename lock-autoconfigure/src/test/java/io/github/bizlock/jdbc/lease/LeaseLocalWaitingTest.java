@@ -21,28 +21,52 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * R5: threads of one JVM waiting for the same lock wait on the JVM's gate, not on the database. Every statement the
  * engine prepares is counted: eight threads taking turns cost one acquire and one release per turn, however long the
- * others wait.
+ * others wait, and less when a release passes the lock straight to a waiting thread.
  */
 @ExtendWith(TestDatabaseExtension.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LeaseLocalWaitingTest {
+
+    @BeforeAll
+    void createSchema(DataSource dataSource) {
+        LockFixture.createSchema(dataSource);
+    }
+
+    private static final int THREADS = 8;
+    private static final int TURNS = 25;
 
     @Test
     void localWaitersDoNotPollTheDatabase(DataSource dataSource) throws Exception {
-        LockFixture.createSchema(dataSource);
+        int writes = takeTurns(dataSource, 0);
+        // Without hand-offs: one acquire and one release per turn; a watchdog renewal may add one if the run is slow.
+        assertThat(writes).isBetween(2 * THREADS * TURNS, 2 * THREADS * TURNS + 2);
+    }
+
+    @Test
+    void localWaitersTakeTheLockFromEachOtherWithoutTheDatabase(DataSource dataSource) throws Exception {
+        int writes = takeTurns(dataSource, LockManager.DEFAULT_LOCAL_HANDOFFS);
+        // One acquire and one release per database grant, which passes from thread to thread up to 16 times.
+        int grants = (THREADS * TURNS + LockManager.DEFAULT_LOCAL_HANDOFFS) / (LockManager.DEFAULT_LOCAL_HANDOFFS + 1);
+        assertThat(writes).isBetween(2 * grants, THREADS * TURNS);
+    }
+
+    /** Eight threads take the lock 25 times each; returns the lock-table writes that cost. */
+    private static int takeTurns(DataSource dataSource, int localHandoffs) throws Exception {
         AtomicInteger writes = new AtomicInteger();
         DataSource counting = counting(dataSource, writes);
         BizLockDao dao = LockFixture.dao(counting);
-        LockKey key = new LockKey("local", "1");
-        int threads = 8;
-        int turns = 25;
-        try (LockManager manager =
-                LockFixture.manager(dao, InstanceId.generate()).build()) {
+        LockKey key = new LockKey("local" + localHandoffs, "1");
+        try (LockManager manager = LockFixture.manager(dao, InstanceId.generate())
+                .localHandoffs(localHandoffs)
+                .build()) {
             // The first acquisition creates the row; count from a free, existing row on.
             manager.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null)
                     .orElseThrow()
@@ -50,10 +74,10 @@ class LeaseLocalWaitingTest {
             writes.set(0);
             int[] counter = {0};
             List<CompletableFuture<Void>> workers = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
+            for (int t = 0; t < THREADS; t++) {
                 workers.add(CompletableFuture.runAsync(
                         () -> {
-                            for (int i = 0; i < turns; i++) {
+                            for (int i = 0; i < TURNS; i++) {
                                 try (LockHandle handle = manager.tryAcquire(
                                                 key, LockMode.LEASE, Duration.ofSeconds(60), null)
                                         .orElseThrow()) {
@@ -68,11 +92,10 @@ class LeaseLocalWaitingTest {
                         runnable -> new Thread(runnable).start()));
             }
             CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
-            assertThat(counter[0]).isEqualTo(threads * turns);
-            // One acquire and one release per turn; a watchdog renewal may add one if the run is slow.
-            assertThat(writes.get()).isBetween(2 * threads * turns, 2 * threads * turns + 2);
+            assertThat(counter[0]).isEqualTo(THREADS * TURNS);
             assertThat(manager.activeThreadCount()).isZero();
             assertThat(manager.heldCount()).isZero();
+            return writes.get();
         }
     }
 

@@ -161,6 +161,7 @@ public abstract class AbstractSessionLockTest {
     @Test
     void waiterGetsTheLockWhenItIsReleased() throws Exception {
         LockHandle held = a.template().acquire(name, "1");
+        long heldToken = held.fencingToken();
         CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(
                 () -> {
                     try (LockHandle mine = b.template()
@@ -172,7 +173,7 @@ public abstract class AbstractSessionLockTest {
         awaitWaiters(1);
         long releasedAt = System.nanoTime();
         held.unlock();
-        assertThat(waiter.get(5, TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+        assertThat(waiter.get(5, TimeUnit.SECONDS)).isGreaterThan(heldToken);
         System.out.printf("%s %s: waiter woke %d ms after release%n", server(), mode(), millisSince(releasedAt));
     }
 
@@ -207,21 +208,35 @@ public abstract class AbstractSessionLockTest {
     }
 
     @Test
+    void noTokenIsIssuedToAHolderWhoseSessionDied() throws Exception {
+        LockHandle held = a.template().acquire(name, "1");
+        SessionLocks.kill(dataSource, holderConnectionId(name, "1"));
+        assertThatThrownBy(held::fencingToken)
+                .as("either the statement fails on the dead session or the loss is known already")
+                .isInstanceOfAny(LockLostException.class, org.springframework.dao.DataAccessException.class);
+        awaitTrue(() -> !held.isHeld(), SessionLocks.HEARTBEAT_LEASE.toMillis());
+        assertThatThrownBy(held::fencingToken).isInstanceOf(LockLostException.class);
+        assertThatThrownBy(held::unlock).isInstanceOf(LockLostException.class);
+    }
+
+    @Test
     void killedConnectionIsReportedLostWithinAHeartbeat() throws Exception {
         List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
         a.manager().addListener(lost::add);
         LockHandle held = a.template().acquire(name, "1");
+        long heldToken = held.fencingToken();
         long killedAt = System.nanoTime();
         SessionLocks.kill(dataSource, holderConnectionId(name, "1"));
         awaitTrue(() -> !held.isHeld(), SessionLocks.HEARTBEAT_LEASE.toMillis());
         System.out.printf("%s %s: KILL noticed after %d ms%n", server(), mode(), millisSince(killedAt));
         awaitTrue(() -> !lost.isEmpty(), 1000);
-        assertThat(lost.get(0).fencingToken()).isEqualTo(held.fencingToken());
+        assertThat(lost.get(0).fencingToken()).isEqualTo(heldToken);
+        assertThat(held.fencingToken()).as("issued before, so still known").isEqualTo(heldToken);
         assertThat(lost.get(0).mode()).isEqualTo(mode());
         // The server freed the lock with the session, and the token moved on although the session rolled back.
         try (LockHandle next =
                 b.template().acquire(name, "1", LockOptions.defaults().waitTime(Duration.ofSeconds(2)))) {
-            assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+            assertThat(next.fencingToken()).isGreaterThan(heldToken);
         }
         assertThatThrownBy(held::unlock).isInstanceOf(LockLostException.class);
         assertThat(a.sessions().heldCount()).isZero();
@@ -295,8 +310,9 @@ public abstract class AbstractSessionLockTest {
                     () -> {
                         Optional<LockHandle> mine = b.template().tryAcquire(name, "1", Duration.ofSeconds(10));
                         long acquiredAt = System.nanoTime();
+                        long token = mine.map(LockHandle::fencingToken).orElse(-1L);
                         mine.ifPresent(LockHandle::unlock);
-                        return new long[] {mine.map(LockHandle::fencingToken).orElse(-1L), acquiredAt};
+                        return new long[] {token, acquiredAt};
                     },
                     threads);
             awaitWaiters(1);

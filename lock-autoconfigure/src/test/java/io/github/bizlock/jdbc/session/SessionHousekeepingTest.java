@@ -72,10 +72,11 @@ class SessionHousekeepingTest {
             LockHandle held = row.manager()
                     .tryAcquire(heldKey, LockMode.ROW, Duration.ZERO, null)
                     .orElseThrow();
+            held.fencingToken(); // issuing it renews the token row
 
             int purged = new LeaseHousekeeper(dao, lease, Duration.ofHours(1), 100).runOnce();
 
-            // The held lock's acquisition just renewed its token row; the other two token rows and the free lock
+            // The held lock's token, just issued, renewed its token row; the other two token rows and the free lock
             // row are old.
             assertThat(purged).as("2 token rows and the 1 free lock row").isEqualTo(3);
             assertThat(count(jdbc, "biz_lock_token", rowKey)).isZero();
