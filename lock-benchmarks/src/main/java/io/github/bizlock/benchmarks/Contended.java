@@ -17,14 +17,21 @@ import org.HdrHistogram.Histogram;
 /**
  * One JVM's part of a contended run (scenarios C1 and C): {@code nodes} lock clients with {@code threadsPerNode}
  * threads each, all on one key, each holding it for a 1 ms critical section. Phases come from {@link Shared}.
+ *
+ * <p>Every acquisition reads the fencing token ({@link Held#token()}) for the D check, and measures how long it
+ * actually held the lock: {@code parkNanos} overshoots, so the section is a little longer than 1 ms, and no lock can
+ * pass more than one second / that length of acquisitions per second (the serial limit).
  */
 final class Contended {
 
     static final String KEY = "contended";
     static final long CRITICAL_SECTION_NANOS = 1_000_000;
 
-    /** What this JVM's threads measured while the phase was {@link Shared#MEASURING}. */
-    record Part(List<Long> perThread, Histogram handOff) {
+    /**
+     * What this JVM's threads measured while the phase was {@link Shared#MEASURING}: acquisitions per thread, the
+     * time they held the lock in all (acquisition to release), and the hand-offs.
+     */
+    record Part(List<Long> perThread, long heldNanos, Histogram handOff) {
 
         String encode() {
             ByteBuffer buffer = ByteBuffer.allocate(handOff.getNeededByteBufferCapacity());
@@ -33,7 +40,7 @@ final class Contended {
             buffer.flip();
             buffer.get(bytes);
             return "RESULT " + perThread.stream().map(String::valueOf).collect(Collectors.joining(",")) + " "
-                    + Base64.getEncoder().encodeToString(bytes);
+                    + heldNanos + " " + Base64.getEncoder().encodeToString(bytes);
         }
 
         static Part decode(String line) throws Exception {
@@ -43,15 +50,21 @@ final class Contended {
                 counts.add(Long.parseLong(count));
             }
             Histogram histogram = Histogram.decodeFromCompressedByteBuffer(
-                    ByteBuffer.wrap(Base64.getDecoder().decode(parts[2])), 0);
-            return new Part(counts, histogram);
+                    ByteBuffer.wrap(Base64.getDecoder().decode(parts[3])), 0);
+            return new Part(counts, Long.parseLong(parts[2]), histogram);
         }
+    }
+
+    /** One thread's measurements. */
+    private static final class Tally {
+        long acquisitions;
+        long heldNanos;
+        final Histogram handOff = new Histogram(3);
     }
 
     private final List<Node> nodes = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
-    private final List<long[]> counts = new ArrayList<>();
-    private final List<Histogram> histograms = new ArrayList<>();
+    private final List<Tally> tallies = new ArrayList<>();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
     /** Builds the nodes and starts the threads; each counts itself in {@link Shared#READY} after one warm cycle. */
@@ -60,18 +73,16 @@ final class Contended {
             Node node = Subjects.node(subject, env, threadsPerNode);
             nodes.add(node);
             for (int t = 0; t < threadsPerNode; t++) {
-                long[] count = new long[1];
-                Histogram histogram = new Histogram(3);
-                counts.add(count);
-                histograms.add(histogram);
-                Thread thread = new Thread(() -> loop(node, shared, count, histogram), "bench-" + n + "-" + t);
+                Tally tally = new Tally();
+                tallies.add(tally);
+                Thread thread = new Thread(() -> loop(node, shared, tally), "bench-" + n + "-" + t);
                 threads.add(thread);
             }
         }
         threads.forEach(Thread::start);
     }
 
-    private void loop(Node node, Shared shared, long[] count, Histogram histogram) {
+    private void loop(Node node, Shared shared, Tally tally) {
         try {
             node.lock(KEY).unlock();
             shared.add(Shared.READY, 1);
@@ -87,9 +98,9 @@ final class Contended {
                 }
                 long released = shared.get(Shared.LAST_RELEASE);
                 if (measuring) {
-                    count[0]++;
+                    tally.acquisitions++;
                     if (released != 0) {
-                        histogram.recordValue(Math.max(0, acquired - released));
+                        tally.handOff.recordValue(Math.max(0, acquired - released));
                     }
                 }
                 long token = held.token();
@@ -104,7 +115,11 @@ final class Contended {
                     LockSupport.parkNanos(left);
                 }
                 shared.add(Shared.INSIDE, -1);
-                shared.set(Shared.LAST_RELEASE, System.nanoTime());
+                long leaving = System.nanoTime();
+                shared.set(Shared.LAST_RELEASE, leaving);
+                if (measuring) {
+                    tally.heldNanos += leaving - acquired;
+                }
                 held.unlock();
             }
         } catch (Throwable ex) {
@@ -125,8 +140,11 @@ final class Contended {
             throw new IllegalStateException("a benchmark thread failed", failure.get());
         }
         Histogram all = new Histogram(3);
-        histograms.forEach(all::add);
-        return new Part(counts.stream().map(count -> count[0]).toList(), all);
+        tallies.forEach(tally -> all.add(tally.handOff));
+        return new Part(
+                tallies.stream().map(tally -> tally.acquisitions).toList(),
+                tallies.stream().mapToLong(tally -> tally.heldNanos).sum(),
+                all);
     }
 
     /** A child JVM of the multi-process run: {@code <subject> <threads> <shared file> <env...>}. */

@@ -27,6 +27,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
+import java.util.function.LongSupplier;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
@@ -82,10 +83,15 @@ final class Subjects {
 
         /** A hold with this token, released by {@code release}. */
         static Held of(long token, Release release) {
+            return of(() -> token, release);
+        }
+
+        /** A hold whose token is asked of {@code token} on every {@link #token()} call, and only then. */
+        static Held of(LongSupplier token, Release release) {
             return new Held() {
                 @Override
                 public long token() {
-                    return token;
+                    return token.getAsLong();
                 }
 
                 @Override
@@ -110,7 +116,13 @@ final class Subjects {
     }
 
     /** One implementation. */
-    record Subject(String id, String label, Kind kind, boolean contended) {}
+    record Subject(String id, String label, Kind kind, boolean contended, Token token) {
+
+        /** An implementation without a fencing token. */
+        Subject(String id, String label, Kind kind, boolean contended) {
+            this(id, label, kind, contended, Token.NONE);
+        }
+    }
 
     enum Kind {
         DATABASE,
@@ -118,12 +130,25 @@ final class Subjects {
         NONE
     }
 
-    static final Subject LEASE = new Subject("bizlock-lease", "bizlock LEASE", Kind.DATABASE, true);
-    static final Subject ROW = new Subject("bizlock-row", "bizlock ROW", Kind.DATABASE, true);
-    static final Subject NAMED = new Subject("bizlock-named", "bizlock NAMED", Kind.DATABASE, true);
-    static final Subject LEASE_FAIR = new Subject("bizlock-lease-fair", "bizlock LEASE fair", Kind.DATABASE, true);
-    static final Subject ROW_FAIR = new Subject("bizlock-row-fair", "bizlock ROW fair", Kind.DATABASE, true);
-    static final Subject NAMED_FAIR = new Subject("bizlock-named-fair", "bizlock NAMED fair", Kind.DATABASE, true);
+    /** Whether an implementation has a fencing token, and whether its node reads it by itself. */
+    enum Token {
+        /** The implementation has none: {@link Held#token()} is -1. */
+        NONE,
+        /** bizlock: the token is read only where a scenario calls {@link Held#token()} (C1 and C do, A and B not). */
+        WHEN_ASKED,
+        /** bizlock: the node reads the token in every {@link Node#lock}, as a holder that fences its writes does. */
+        EVERY_LOCK
+    }
+
+    static final Subject LEASE = bizlock("bizlock-lease", "bizlock LEASE", Token.WHEN_ASKED);
+    static final Subject ROW = bizlock("bizlock-row", "bizlock ROW", Token.WHEN_ASKED);
+    static final Subject NAMED = bizlock("bizlock-named", "bizlock NAMED", Token.WHEN_ASKED);
+    // ROW and NAMED issue their token only when asked, so A also shows what asking costs; LEASE's token is free.
+    static final Subject ROW_TOKEN = bizlock("bizlock-row-token", "bizlock ROW + token", Token.EVERY_LOCK);
+    static final Subject NAMED_TOKEN = bizlock("bizlock-named-token", "bizlock NAMED + token", Token.EVERY_LOCK);
+    static final Subject LEASE_FAIR = bizlock("bizlock-lease-fair", "bizlock LEASE fair", Token.WHEN_ASKED);
+    static final Subject ROW_FAIR = bizlock("bizlock-row-fair", "bizlock ROW fair", Token.WHEN_ASKED);
+    static final Subject NAMED_FAIR = bizlock("bizlock-named-fair", "bizlock NAMED fair", Token.WHEN_ASKED);
     static final Subject SHEDLOCK =
             new Subject("shedlock", "ShedLock JdbcTemplateLockProvider (DB time)", Kind.DATABASE, true);
     static final Subject SPRING_INTEGRATION =
@@ -141,6 +166,8 @@ final class Subjects {
             LEASE,
             ROW,
             NAMED,
+            ROW_TOKEN,
+            NAMED_TOKEN,
             LEASE_FAIR,
             ROW_FAIR,
             NAMED_FAIR,
@@ -151,6 +178,10 @@ final class Subjects {
             FLOOR_GET_LOCK,
             FLOOR_FOR_UPDATE,
             FLOOR_SELECT_1);
+
+    private static Subject bizlock(String id, String label, Token token) {
+        return new Subject(id, label, Kind.DATABASE, true, token);
+    }
 
     static Subject byId(String id) {
         return ALL.stream()
@@ -175,12 +206,14 @@ final class Subjects {
 
     static Node node(Subject subject, Env env, int threads) throws Exception {
         return switch (subject.id()) {
-            case "bizlock-lease" -> new BizLockNode(env, LockMode.LEASE, threads, false, null);
-            case "bizlock-row" -> new BizLockNode(env, LockMode.ROW, threads, false, null);
-            case "bizlock-named" -> new BizLockNode(env, LockMode.NAMED, threads, false, null);
-            case "bizlock-lease-fair" -> new BizLockNode(env, LockMode.LEASE, threads, true, null);
-            case "bizlock-row-fair" -> new BizLockNode(env, LockMode.ROW, threads, true, null);
-            case "bizlock-named-fair" -> new BizLockNode(env, LockMode.NAMED, threads, true, null);
+            case "bizlock-lease" -> new BizLockNode(env, LockMode.LEASE, threads, false, false, null);
+            case "bizlock-row" -> new BizLockNode(env, LockMode.ROW, threads, false, false, null);
+            case "bizlock-named" -> new BizLockNode(env, LockMode.NAMED, threads, false, false, null);
+            case "bizlock-row-token" -> new BizLockNode(env, LockMode.ROW, threads, false, true, null);
+            case "bizlock-named-token" -> new BizLockNode(env, LockMode.NAMED, threads, false, true, null);
+            case "bizlock-lease-fair" -> new BizLockNode(env, LockMode.LEASE, threads, true, false, null);
+            case "bizlock-row-fair" -> new BizLockNode(env, LockMode.ROW, threads, true, false, null);
+            case "bizlock-named-fair" -> new BizLockNode(env, LockMode.NAMED, threads, true, false, null);
             case "shedlock" -> new ShedLockNode(env, threads);
             case "spring-integration" -> new SpringIntegrationNode(env, threads);
             case "redisson" -> new RedissonNode(env, threads);
@@ -204,15 +237,20 @@ final class Subjects {
         return new HikariDataSource(config);
     }
 
-    /** bizlock through its {@link LockManager}, built the way the auto-configuration builds it. */
+    /**
+     * bizlock through its {@link LockManager}, built the way the auto-configuration builds it. The fencing token is
+     * asked of the handle only when {@link Held#token()} is called, unless {@code readToken} has every lock read it.
+     */
     static final class BizLockNode implements Node {
 
         final HikariDataSource pool;
         final LockManager manager;
         final LockMode mode;
+        final boolean readToken;
 
-        BizLockNode(Env env, LockMode mode, int threads, boolean fair, Duration watchdogLease) {
+        BizLockNode(Env env, LockMode mode, int threads, boolean fair, boolean readToken, Duration watchdogLease) {
             this.mode = mode;
+            this.readToken = readToken;
             this.pool = pool(env, Math.max(2, Math.min(threads, 10)), true);
             String owner = InstanceId.generate();
             BizLockDao dao = new BizLockDao(
@@ -238,7 +276,11 @@ final class Subjects {
         public Held lock(String key) throws Exception {
             LockHandle handle = manager.tryAcquire(new LockKey("bench", key), mode, WAIT, null)
                     .orElseThrow(() -> new IllegalStateException("bizlock: not acquired in " + WAIT));
-            return Held.of(handle.fencingToken(), handle::unlock);
+            Held held = Held.of(handle::fencingToken, handle::unlock);
+            if (readToken) {
+                held.token();
+            }
+            return held;
         }
 
         @Override
