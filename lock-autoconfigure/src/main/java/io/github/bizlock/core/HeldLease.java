@@ -68,19 +68,21 @@ final class HeldLease {
         return hold;
     }
 
+    /** The first hold of a new grant, with its first reserved token if it came with any. */
+    synchronized Hold begin(Thread thread, LockLostPolicy onLost) {
+        Hold first = new Hold(this, thread, onLost);
+        first.token(takeReservedToken());
+        hold = first;
+        return first;
+    }
+
     /**
-     * Gives the grant to a new hold of {@code thread}, with the next reserved token if one is left.
+     * Gives a handed-over grant to a new hold of {@code thread}, with the next reserved token if one is left.
      *
-     * @return the hold, or {@code null} if the grant is no longer valid (released, lost, lease ended)
+     * @return the hold, or {@code null} if the grant is no longer valid (lost, lease ended)
      */
-    synchronized @Nullable Hold begin(Thread thread, LockLostPolicy onLost) {
-        if (!isValid()) {
-            return null;
-        }
-        Hold next = new Hold(this, thread, onLost);
-        next.token(takeReservedToken());
-        hold = next;
-        return next;
+    synchronized @Nullable Hold takeOver(Thread thread, LockLostPolicy onLost) {
+        return isValid() ? begin(thread, onLost) : null;
     }
 
     /** The hold ended and the grant waits for the next local thread; counts the hand-off. */

@@ -221,27 +221,29 @@ public final class LockManager implements AutoCloseable {
                 boolean renewed = lease == null || engine.heldBySession();
                 HeldLease handedOver = gate.lease;
                 if (handedOver != null) {
-                    gate.lease = null;
-                    Hold hold = renewed && !Thread.currentThread().isInterrupted()
-                            ? handedOver.begin(Thread.currentThread(), onLost)
-                            : null;
+                    if (Thread.interrupted()) {
+                        // The grant stays for the next waiter; if none is left, the last to leave releases it.
+                        throw new InterruptedException("Interrupted while acquiring " + key);
+                    }
+                    Hold hold = renewed ? handedOver.takeOver(Thread.currentThread(), onLost) : null;
                     if (hold != null) {
-                        gate.lease = handedOver;
                         gate.holds = 1;
                         entered = true;
                         return Optional.of(new DefaultLockHandle(this, gate, hold));
                     }
                     // A fixed lease was asked for, or the grant ended while handed over: release it, take a new one.
+                    gate.lease = null;
                     releaseHandedOver(handedOver);
                 }
-                int tokens = 1 + Math.min(Math.max(0, gate.users - 1), localHandoffs);
+                // With threads waiting behind it, the grant reserves tokens for the hand-offs it may make.
+                int tokens = gate.users > 1 ? 1 + localHandoffs : 1;
                 Grant grant = engine.acquire(key, renewed ? watchdogLease : lease, tokens, deadline);
                 if (grant == null) {
                     gate.local.unlock();
                     return Optional.empty();
                 }
                 HeldLease held = new HeldLease(grant, engine, renewed);
-                Hold hold = Objects.requireNonNull(held.begin(Thread.currentThread(), onLost));
+                Hold hold = held.begin(Thread.currentThread(), onLost);
                 if (Thread.interrupted()) {
                     // Interrupted while the database granted it: give it back, so an interrupted wait holds nothing.
                     try {
@@ -384,8 +386,8 @@ public final class LockManager implements AutoCloseable {
             }
             token = held.takeReservedToken();
             if (token == 0) {
-                // Tokens for the threads already waiting come in the same statement.
-                int count = 1 + Math.max(0, Math.min(waiting(handle.gate), localHandoffs - held.handoffs()));
+                // With threads waiting, tokens for the hand-offs still allowed come in the same statement.
+                int count = waiting(handle.gate) > 0 ? 1 + Math.max(0, localHandoffs - held.handoffs()) : 1;
                 long top = held.engine().issueTokens(held.grant(), count);
                 held.reserved(top, count);
                 token = held.takeReservedToken();
