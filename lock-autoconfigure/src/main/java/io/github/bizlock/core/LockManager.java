@@ -301,7 +301,7 @@ public final class LockManager implements AutoCloseable {
             return;
         }
         boolean stillHeld = held.isValid();
-        String lostReason = reasonOf(held);
+        @Nullable String lostReason = stillHeld ? null : reasonOf(held);
         held.markReleasing();
         watchdog.unregister(held);
         try {
@@ -314,14 +314,14 @@ public final class LockManager implements AutoCloseable {
                         + " ended, or removed)";
             }
         } finally {
-            boolean firstReport = !stillHeld && held.markLost(lostReason);
+            boolean firstReport = !stillHeld && held.markLost(Objects.requireNonNull(lostReason));
             held.markReleased();
             gate.lease = null;
             leave(gate);
             gate.local.unlock();
             observer.released(held.grant().key(), held.engine().mode(), System.nanoTime() - hold.acquiredNanos);
             if (firstReport) {
-                notifyLost(hold, lostReason);
+                notifyLost(hold, Objects.requireNonNull(lostReason));
             }
         }
         if (!stillHeld) {

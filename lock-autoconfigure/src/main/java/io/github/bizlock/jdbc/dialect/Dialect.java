@@ -2,6 +2,8 @@ package io.github.bizlock.jdbc.dialect;
 
 import io.github.bizlock.jdbc.TableName;
 import java.util.Collections;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,11 +25,25 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
         this.table = TableName.validate(table);
     }
 
+    private static final int MAX_RENDERED = 256;
+
+    private final Map<String, String> rendered = new ConcurrentHashMap<>();
+
     /** The server family, e.g. {@code MySQL}. */
     public abstract String product();
 
     protected final String sql(String text) {
-        return text.replace(TABLE, table);
+        // Statements are built on every lock operation: render each once. Templates are constants, except the few
+        // that carry a wait in seconds, so the map stays small; past the bound, render without keeping.
+        String cached = rendered.get(text);
+        if (cached != null) {
+            return cached;
+        }
+        String sql = text.replace(TABLE, table);
+        if (rendered.size() < MAX_RENDERED) {
+            rendered.put(text, sql);
+        }
+        return sql;
     }
 
     /**

@@ -72,14 +72,13 @@ public final class NamedLockEngine extends SessionLockEngine {
     protected Outcome lock(Session session, LockKey key, long deadlineNanos) throws SQLException {
         long remainingNanos = deadlineNanos - System.nanoTime();
         long seconds = remainingNanos <= 0 ? 0 : SessionSupport.ceilSeconds(remainingNanos);
-        try (PreparedStatement statement = session.connection().prepareStatement(dialect.getLock())) {
-            statement.setString(1, serverLockName(key));
-            statement.setLong(2, seconds);
-            if (seconds == 0) {
-                return result(session, statement, null);
-            }
-            return watched(session, deadlineNanos, remainingNanos, watch -> result(session, statement, watch));
+        PreparedStatement statement = session.prepare(dialect.getLock());
+        statement.setString(1, serverLockName(key));
+        statement.setLong(2, seconds);
+        if (seconds == 0) {
+            return result(session, statement, null);
         }
+        return watched(session, deadlineNanos, remainingNanos, watch -> result(session, statement, watch));
     }
 
     private static Outcome result(Session session, PreparedStatement statement, SessionPool.@Nullable Watch watch)
@@ -130,11 +129,10 @@ public final class NamedLockEngine extends SessionLockEngine {
 
     /** Runs a query on the lock's server name and tells whether it answered 1. */
     private boolean isOne(Session session, String sql, LockKey key) throws SQLException {
-        try (PreparedStatement statement = session.connection().prepareStatement(sql)) {
-            statement.setString(1, serverLockName(key));
-            try (ResultSet row = statement.executeQuery()) {
-                return row.next() && row.getInt(1) == 1;
-            }
+        PreparedStatement statement = session.prepare(sql);
+        statement.setString(1, serverLockName(key));
+        try (ResultSet row = statement.executeQuery()) {
+            return row.next() && row.getInt(1) == 1;
         }
     }
 }

@@ -12,7 +12,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -79,8 +78,8 @@ public final class RowLockEngine extends SessionLockEngine {
     /** {@link Outcome#RETRY} when the row is missing. */
     private Outcome lockRow(Session session, LockKey key, long remainingNanos, long deadlineNanos) throws SQLException {
         if (remainingNanos <= 0) {
-            try (PreparedStatement statement = session.connection().prepareStatement(dialect.lockRowNowait())) {
-                return result(session, key, statement, null);
+            try {
+                return result(session, key, session.prepare(dialect.lockRowNowait()), null);
             } catch (SQLException ex) {
                 if (ex.getErrorCode() == dialect.nowaitErrorCode()) {
                     return Outcome.BUSY;
@@ -91,15 +90,13 @@ public final class RowLockEngine extends SessionLockEngine {
         long seconds = SessionSupport.ceilSeconds(remainingNanos);
         String setWait = dialect.rowLockWaitTimeout();
         if (setWait != null && session.lockWaitSeconds() != seconds) {
-            try (PreparedStatement statement = session.connection().prepareStatement(setWait)) {
-                statement.setLong(1, seconds);
-                statement.execute();
-            }
+            PreparedStatement statement = session.prepare(setWait);
+            statement.setLong(1, seconds);
+            statement.execute();
             session.lockWaitSeconds(seconds);
         }
-        try (PreparedStatement statement = session.connection().prepareStatement(dialect.lockRow(seconds))) {
-            return waited(session, deadlineNanos, remainingNanos, watch -> result(session, key, statement, watch));
-        }
+        PreparedStatement statement = session.prepare(dialect.lockRow(seconds));
+        return waited(session, deadlineNanos, remainingNanos, watch -> result(session, key, statement, watch));
     }
 
     private Outcome createRow(Session session, LockKey key, long deadlineNanos) throws SQLException {
@@ -169,8 +166,7 @@ public final class RowLockEngine extends SessionLockEngine {
 
     /** Whether the session answers, as the connection that locked the row; a dead one throws. */
     private boolean sameSession(Session session) throws SQLException {
-        try (Statement statement = session.connection().createStatement();
-                ResultSet row = statement.executeQuery(dialect.connectionId())) {
+        try (ResultSet row = session.prepare(dialect.connectionId()).executeQuery()) {
             return row.next() && row.getLong(1) == session.connectionId();
         }
     }

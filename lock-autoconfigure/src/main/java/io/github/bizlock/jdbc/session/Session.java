@@ -1,6 +1,10 @@
 package io.github.bizlock.jdbc.session;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -9,8 +13,12 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Session {
 
+    /** Statements kept per session: few, and the driver would otherwise parse them on every lock. */
+    private static final int MAX_STATEMENTS = 16;
+
     private final Connection connection;
     private final long connectionId;
+    private final Map<String, PreparedStatement> statements = new LinkedHashMap<>(16, 0.75f, true);
     private long lockWaitSeconds = -1;
     private boolean done;
     private @Nullable Object holder;
@@ -23,6 +31,25 @@ public final class Session {
 
     public Connection connection() {
         return connection;
+    }
+
+    /**
+     * A prepared statement for {@code sql} on this session's connection, kept for the next use: callers set every
+     * parameter and close its result sets, never the statement (closing the connection closes it).
+     */
+    public synchronized PreparedStatement prepare(String sql) throws SQLException {
+        PreparedStatement statement = statements.get(sql);
+        if (statement == null || statement.isClosed()) {
+            statement = connection.prepareStatement(sql);
+            statements.put(sql, statement);
+            if (statements.size() > MAX_STATEMENTS) {
+                var eldest = statements.entrySet().iterator();
+                PreparedStatement evicted = eldest.next().getValue();
+                eldest.remove();
+                evicted.close();
+            }
+        }
+        return statement;
     }
 
     /** {@code CONNECTION_ID()} when the connection was opened; a different value later means another session. */
