@@ -46,6 +46,9 @@ public final class SessionPool implements AutoCloseable {
     private static final long VALIDATE_AFTER_IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
+    /** Empty polls after which the canceller parks until a watch wakes it: about a second of quiet. */
+    private static final int IDLE_POLLS = 50;
+
     /** Prepares a newly opened connection, e.g. turns off autocommit. */
     @FunctionalInterface
     public interface Setup {
@@ -71,6 +74,9 @@ public final class SessionPool implements AutoCloseable {
     private final Object controlLock = new Object();
     private @Nullable Connection control;
     private volatile boolean closed;
+
+    /** When the canceller wakes on its own next ({@link System#nanoTime()}), or {@code Long.MAX_VALUE} if it will not. */
+    private volatile long cancellerWakesAt = Long.MAX_VALUE;
 
     /**
      * @param dataSource the dedicated data source
@@ -163,7 +169,11 @@ public final class SessionPool implements AutoCloseable {
     public Watch watch(Session session, long deadlineNanos) {
         Watch watch = new Watch(session, deadlineNanos, Thread.currentThread());
         watches.add(watch);
-        LockSupport.unpark(canceller);
+        // Waking the canceller for every lock costs a context switch each; it polls on its own while it has watches,
+        // so it is woken only when it would otherwise sleep past this deadline (or without end).
+        if (deadlineNanos - cancellerWakesAt < 0 || cancellerWakesAt == Long.MAX_VALUE) {
+            LockSupport.unpark(canceller);
+        }
         return watch;
     }
 
@@ -220,6 +230,7 @@ public final class SessionPool implements AutoCloseable {
     }
 
     private void cancelLoop() {
+        int idlePolls = 0;
         while (!closed) {
             long now = System.nanoTime();
             long sleep = Long.MAX_VALUE;
@@ -232,14 +243,37 @@ public final class SessionPool implements AutoCloseable {
                     sleep = Math.min(sleep, Math.min(POLL_NANOS, watch.deadlineNanos - now));
                 }
             }
+            if (sleep == Long.MAX_VALUE && ++idlePolls <= IDLE_POLLS) {
+                sleep = POLL_NANOS; // watches come and go under load: keep polling a while rather than be woken
+            } else if (sleep != Long.MAX_VALUE) {
+                idlePolls = 0;
+            }
             if (sleep == Long.MAX_VALUE) {
+                // Published before the last look, so a watch added after it sees it and wakes the canceller.
+                cancellerWakesAt = Long.MAX_VALUE;
                 if (watches.isEmpty()) {
                     LockSupport.park(this);
                 }
             } else {
-                LockSupport.parkNanos(this, Math.max(sleep, 1));
+                sleep = Math.max(sleep, 1);
+                long wakesAt = now + sleep;
+                cancellerWakesAt = wakesAt;
+                // A watch added during the scan either sees this time (and wakes the canceller if it is due sooner)
+                // or is seen here.
+                if (!dueBefore(wakesAt)) {
+                    LockSupport.parkNanos(this, sleep);
+                }
             }
         }
+    }
+
+    private boolean dueBefore(long nanos) {
+        for (Watch watch : watches) {
+            if (watch.deadlineNanos - nanos < 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void killQuery(long connectionId) throws SQLException {
