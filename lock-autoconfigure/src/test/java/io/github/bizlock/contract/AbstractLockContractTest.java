@@ -579,10 +579,7 @@ public abstract class AbstractLockContractTest {
     @Test
     void localWaitersTakeTheLockInTurnWithIncreasingTokensAndBoundedHandOffs(DataSource dataSource) throws Exception {
         HandOffs handOffs = new HandOffs();
-        LockManager local = tracked(ContractManagers.builder(mode(), dataSource, InstanceId.generate())
-                .localHandoffs(3)
-                .observer(handOffs)
-                .build());
+        LockManager local = observed(dataSource, 3, handOffs);
         List<Long> tokens = contendLocally(local, 6, 30, Duration.ofSeconds(30));
 
         assertThat(tokens).hasSize(180);
@@ -599,10 +596,7 @@ public abstract class AbstractLockContractTest {
     @Test
     void noHandOffWhenTurnedOff(DataSource dataSource) throws Exception {
         HandOffs handOffs = new HandOffs();
-        LockManager local = tracked(ContractManagers.builder(mode(), dataSource, InstanceId.generate())
-                .localHandoffs(0)
-                .observer(handOffs)
-                .build());
+        LockManager local = observed(dataSource, 0, handOffs);
         List<Long> tokens = contendLocally(local, 4, 10, Duration.ofSeconds(30));
 
         assertThat(tokens).hasSize(40).isSorted().doesNotHaveDuplicates();
@@ -696,7 +690,12 @@ public abstract class AbstractLockContractTest {
         }
     }
 
-    private LockManager tracked(LockManager manager) {
+    /** A manager allowing {@code localHandoffs} hand-offs per grant, reporting its releases to {@code handOffs}. */
+    private LockManager observed(DataSource dataSource, int localHandoffs, HandOffs handOffs) {
+        LockManager manager = ContractManagers.builder(mode(), dataSource, InstanceId.generate())
+                .localHandoffs(localHandoffs)
+                .observer(handOffs)
+                .build();
         managers.add(manager);
         return manager;
     }
