@@ -41,7 +41,8 @@ public class BizLockProperties {
 
     /**
      * How often a lock may pass straight from one thread of this instance to another that waits for it, without a
-     * round trip, before it is released for other instances; 0 releases it every time.
+     * round trip, before it is released for other instances (and never later than 100 ms after it was taken); 0
+     * releases it every time.
      */
     private int localHandoffs = 16;
 

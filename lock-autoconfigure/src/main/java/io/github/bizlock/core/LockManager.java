@@ -40,6 +40,12 @@ public final class LockManager implements AutoCloseable {
     /** How often one database grant may pass from thread to thread of this process before it is released. */
     public static final int DEFAULT_LOCAL_HANDOFFS = 16;
 
+    /**
+     * How long after its acquisition a database grant may still pass from thread to thread. Hand-offs pay off for short
+     * holds; with long ones they would only keep other processes waiting for many holds in a row.
+     */
+    static final long HANDOFF_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
     private static final Logger log = LoggerFactory.getLogger(LockManager.class);
 
     private final String instanceId;
@@ -332,12 +338,14 @@ public final class LockManager implements AutoCloseable {
     /**
      * Whether an ending hold passes its grant to a thread of this process that waits for it, instead of releasing it:
      * only a grant that is still valid and renewed by the watchdog (a fixed lease is counted from its own acquisition),
-     * at most {@code localHandoffs} times per grant so other processes get their turn, and only with a fencing token
-     * for the next hold at hand (reserved with the grant, or issued on demand by the engine).
+     * at most {@code localHandoffs} times and within {@link #HANDOFF_WINDOW_NANOS} of its acquisition, so other
+     * processes get their turn, and only with a fencing token for the next hold at hand (reserved with the grant, or
+     * issued on demand by the engine).
      */
     private boolean mayHandOver(KeyGate gate, HeldLease held) {
         return gate.users > 1
                 && held.handoffs() < localHandoffs
+                && System.nanoTime() - held.grant().sentNanos() < HANDOFF_WINDOW_NANOS
                 && held.renewedByWatchdog()
                 && held.isValid()
                 && (held.engine().issuesTokensOnDemand() || held.hasReservedToken());
@@ -580,7 +588,7 @@ public final class LockManager implements AutoCloseable {
         /**
          * How often one database grant may pass directly from a thread of this process to another that waits for the
          * same lock, before it is released for other processes (default {@value #DEFAULT_LOCAL_HANDOFFS}; 0 releases
-         * every time). A hand-off costs no round trip; each hold still gets a fencing token above the one before.
+         * every time). Hand-offs also stop 100 ms after the database lock was taken. A hand-off costs no round trip; each hold still gets a fencing token above the one before.
          */
         public Builder localHandoffs(int localHandoffs) {
             if (localHandoffs < 0) {

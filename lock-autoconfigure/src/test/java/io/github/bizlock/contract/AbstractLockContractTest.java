@@ -605,6 +605,41 @@ public abstract class AbstractLockContractTest {
     }
 
     @Test
+    void aLockHeldLongerThanTheHandOffWindowIsReleasedToTheDatabase(DataSource dataSource) throws Exception {
+        HandOffs handOffs = new HandOffs();
+        LockManager local = observed(dataSource, 16, handOffs);
+        long pastTheWindow = Duration.ofMillis(150).toNanos(); // hand-offs stop 100 ms after the grant
+        LockHandle first = tryNow(local, "1").orElseThrow();
+        List<CompletableFuture<Long>> waiters = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            // The second grant is taken while a thread still waits, so LEASE reserves tokens for hand-offs with it.
+            waiters.add(CompletableFuture.supplyAsync(() -> {
+                try (LockHandle next = local.tryAcquire(key("1"), mode(), Duration.ofSeconds(30), null)
+                        .orElseThrow()) {
+                    LockSupport.parkNanos(pastTheWindow);
+                    return next.fencingToken();
+                } catch (InterruptedException ex) {
+                    throw new IllegalStateException(ex);
+                }
+            }));
+        }
+        while (local.waitingCount() < 2) {
+            LockSupport.parkNanos(1_000_000);
+        }
+        long firstToken = first.fencingToken();
+        LockSupport.parkNanos(pastTheWindow);
+        first.unlock();
+
+        for (CompletableFuture<Long> waiter : waiters) {
+            assertThat(waiter.get(30, TimeUnit.SECONDS)).isGreaterThan(firstToken);
+        }
+        assertThat(handOffs.handedOver())
+                .as("long holds are released, not handed over")
+                .isZero();
+        assertThat(handOffs.released()).isEqualTo(3);
+    }
+
+    @Test
     void waitersThatGiveUpLeaveNothingHeld(DataSource dataSource) throws Exception {
         LockManager local = manager(dataSource);
         // Waits shorter than the holds: waiters give up all the time, sometimes just after a hold ended and passed the
