@@ -126,13 +126,12 @@ final class HeldLease {
         return nowNanos - lastRenewedNanos > renewalIntervalNanos() * 3 / 2;
     }
 
-    /** Interrupts the holder thread, unless the lock was released or handed over already (the thread moved on). */
-    synchronized boolean interruptHolderIfNotReleased() {
-        Hold current = hold;
-        if (released || releasing || current == null) {
+    /** Interrupts the thread of {@code lost}, unless that hold has ended (released or handed over: it moved on). */
+    synchronized boolean interruptHolderIfStillHolding(Hold lost) {
+        if (released || releasing || hold != lost) {
             return false;
         }
-        current.thread.interrupt();
+        lost.thread.interrupt();
         return true;
     }
 
@@ -188,9 +187,15 @@ final class HeldLease {
         releasing = true;
     }
 
-    /** Records a loss the watchdog found, unless the holder is already unlocking. */
-    boolean markLostByWatchdog(String reason) {
-        return !releasing && markLost(reason);
+    /**
+     * Records a loss the watchdog found, unless the holder is already unlocking. Atomic with {@link #takeOver}: a hold
+     * that takes the grant over before this is the one that lost it; after it, no hold can take it over.
+     *
+     * @return the hold to tell, or {@code null} if the loss was recorded before, the holder is unlocking, or the grant
+     *     was between holds
+     */
+    synchronized @Nullable Hold markLostByWatchdog(String reason) {
+        return !releasing && markLost(reason) ? hold : null;
     }
 
     /**

@@ -355,6 +355,8 @@ public final class LockManager implements AutoCloseable {
     private void releaseHandedOver(HeldLease held) {
         held.markReleasing();
         watchdog.unregister(held);
+        // The last waiter may leave because it was interrupted; a pool refuses an interrupted thread a connection.
+        boolean interrupted = Thread.interrupted();
         try {
             held.engine().release(held.grant());
         } catch (RuntimeException ex) {
@@ -365,6 +367,9 @@ public final class LockManager implements AutoCloseable {
                     ex);
         } finally {
             held.markReleased();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -503,8 +508,8 @@ public final class LockManager implements AutoCloseable {
     }
 
     private void reportLost(HeldLease held, String reason) {
-        Hold hold = held.hold();
-        if (held.markLostByWatchdog(reason) && hold != null) {
+        Hold hold = held.markLostByWatchdog(reason);
+        if (hold != null) {
             notifyLost(hold, reason);
         }
     }
@@ -519,7 +524,7 @@ public final class LockManager implements AutoCloseable {
                 event.fencingToken(),
                 event.holderThread(),
                 reason);
-        if (hold.onLost == LockLostPolicy.INTERRUPT && held.interruptHolderIfNotReleased()) {
+        if (hold.onLost == LockLostPolicy.INTERRUPT && held.interruptHolderIfStillHolding(hold)) {
             log.warn("bizlock interrupted thread {}, which held the lost lock {}", event.holderThread(), event.key());
         }
         observer.lost(event);
