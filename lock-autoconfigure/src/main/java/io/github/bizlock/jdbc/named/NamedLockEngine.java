@@ -110,9 +110,12 @@ public final class NamedLockEngine extends SessionLockEngine {
      * still held: the server frees a named lock only with {@code RELEASE_LOCK} or the session's end.
      */
     @Override
-    protected long issueTokens(Session session, LockKey key, int count) throws SQLException {
-        return SessionSupport.issueTokens(session.connection(), dialect, key, LockMode.NAMED, count)
-                .orElseThrow(dao::missingFloor);
+    protected long issueTokens(Session session, Grant grant, int count) throws SQLException {
+        return onHeldSession(
+                session,
+                grant,
+                () -> SessionSupport.issueTokens(session.connection(), dialect, grant.key(), LockMode.NAMED, count)
+                        .orElseThrow(dao::missingFloor));
     }
 
     /** {@code IS_USED_LOCK(name) = CONNECTION_ID()}: false once the session no longer holds the lock. */

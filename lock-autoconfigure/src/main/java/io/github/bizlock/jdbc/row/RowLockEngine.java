@@ -147,12 +147,14 @@ public final class RowLockEngine extends SessionLockEngine {
 
     /** Tokens are issued through the application's data source: the held transaction cannot issue them. */
     @Override
-    protected long issueTokens(Session session, LockKey key, int count) throws SQLException {
-        long token = dao.issueTokens(key, LockMode.ROW, count);
+    protected long issueTokens(Session session, Grant grant, int count) throws SQLException {
+        onHeldSession(session, grant, () -> true);
+        // Issued outside the session's monitor: waiting for a pool connection under it would hold up the heartbeats.
+        long token = dao.issueTokens(grant.key(), LockMode.ROW, count);
         // The tokens come from another connection. Had this session died before they were issued, the server would
         // have freed the row, and a next holder could have drawn a lower token first; alive now, it held the row
         // throughout.
-        if (!sameSession(session)) {
+        if (!onHeldSession(session, grant, () -> sameSession(session))) {
             throw new SQLException("The bizlock session " + session + " changed while fencing tokens were issued");
         }
         return token;

@@ -89,7 +89,7 @@ public final class Session {
         this.done = true;
     }
 
-    void reset() {
+    synchronized void reset() {
         this.done = false;
         this.holder = null;
     }

@@ -98,11 +98,29 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
     protected abstract Outcome lock(Session session, LockKey key, long deadlineNanos) throws SQLException;
 
     /**
-     * Issues {@code count} fencing tokens for a lock the session holds, committed on their own.
+     * Issues {@code count} fencing tokens for a lock the session holds, committed on their own. Runs without the
+     * session's monitor: an engine uses the session only under it ({@link #onHeldSession}), and never waits for
+     * another connection while holding it, since the watchdog's heartbeats of every lock of this mode wait for it.
      *
      * @return the highest of them
      */
-    protected abstract long issueTokens(Session session, LockKey key, int count) throws SQLException;
+    protected abstract long issueTokens(Session session, Grant grant, int count) throws SQLException;
+
+    /** Runs {@code call} under the session's monitor if the session still holds the grant's lock. */
+    protected static <T> T onHeldSession(Session session, Grant grant, SessionCall<T> call) throws SQLException {
+        synchronized (session) {
+            if (!session.heldBy(grant)) {
+                throw new IllegalStateException("Lock " + grant.key() + " was released; no token can be issued");
+            }
+            return call.run();
+        }
+    }
+
+    /** A step on a held session. */
+    @FunctionalInterface
+    protected interface SessionCall<T> {
+        T run() throws SQLException;
+    }
 
     /** The heartbeat of one grant: whether its session is alive and still holds the lock. */
     protected abstract boolean stillHolds(Session session, Grant grant) throws SQLException;
@@ -227,16 +245,10 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
 
     @Override
     public final long issueTokens(Grant grant, int count) {
-        Session session = session(grant);
-        synchronized (session) {
-            if (!session.heldBy(grant)) {
-                throw new IllegalStateException("Lock " + grant.key() + " was released; no token can be issued");
-            }
-            try {
-                return issueTokens(session, grant.key(), count);
-            } catch (SQLException ex) {
-                throw SessionSupport.translate("issuing fencing tokens for " + grant.key(), ex);
-            }
+        try {
+            return issueTokens(session(grant), grant, count);
+        } catch (SQLException ex) {
+            throw SessionSupport.translate("issuing fencing tokens for " + grant.key(), ex);
         }
     }
 

@@ -260,16 +260,17 @@ public final class SessionPool implements AutoCloseable {
                 cancellerWakesAt = wakesAt;
                 // A watch added during the scan either sees this time (and wakes the canceller if it is due sooner)
                 // or is seen here.
-                if (!dueBefore(wakesAt)) {
+                if (!dueBetween(now, wakesAt)) {
                     LockSupport.parkNanos(this, sleep);
                 }
             }
         }
     }
 
-    private boolean dueBefore(long nanos) {
+    /** Whether a watch's deadline falls after {@code now} (earlier ones were handled by the scan) and before {@code until}. */
+    private boolean dueBetween(long now, long until) {
         for (Watch watch : watches) {
-            if (watch.deadlineNanos - nanos < 0) {
+            if (watch.deadlineNanos - now > 0 && watch.deadlineNanos - until < 0) {
                 return true;
             }
         }
