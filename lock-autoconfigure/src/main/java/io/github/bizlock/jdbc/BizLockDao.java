@@ -27,14 +27,16 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
-import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The only class that runs the lease table's SQL. Every write is one statement in autocommit on a connection of its
- * own, outside any transaction the caller has open (which is suspended meanwhile): each commits or fails on its own,
+ * The only class that runs the lease table's SQL. Every write is one statement in autocommit on a pool connection of
+ * its own, never the one of a transaction the caller has open: each commits or fails on its own,
  * like a {@code REQUIRES_NEW} transaction, without the three round trips of {@code SET autocommit=0}, {@code COMMIT},
  * {@code SET autocommit=1} around it, and an insert and an update of the unique key never share a transaction.
  * Housekeeping, which reads then deletes, runs in a {@code REQUIRES_NEW} transaction. Deadlocks and lock-wait
@@ -52,7 +54,8 @@ public final class BizLockDao {
 
     private final DataSource dataSource;
     private final JdbcTemplate jdbc;
-    private final TransactionTemplate writes;
+    private final DataSource writeScope;
+    private final JdbcTemplate writeJdbc;
     private final TransactionTemplate purges;
     private final Dialect dialect;
     private final String table;
@@ -61,11 +64,10 @@ public final class BizLockDao {
             DataSource dataSource, PlatformTransactionManager transactionManager, Dialect dialect, String table) {
         this.dataSource = dataSource;
         this.jdbc = new JdbcTemplate(dataSource);
-        // Suspends the caller's transaction: the statements then run on a connection of their own, bound for the
-        // scope of the write (transaction synchronization is on by default), in autocommit.
-        this.writes = new TransactionTemplate(transactionManager);
-        this.writes.setPropagationBehavior(TransactionDefinition.PROPAGATION_NOT_SUPPORTED);
-        this.writes.setName("bizlock");
+        // Writes run on a connection of their own, bound under this key for the write only: never the connection of a
+        // transaction (or other scope) the caller has open on the data source, whatever the transaction settings.
+        this.writeScope = new DelegatingDataSource(dataSource);
+        this.writeJdbc = new JdbcTemplate(writeScope);
         // Housekeeping's locking read must lock only the rows it deletes, never gaps that new locks insert into.
         this.purges = new TransactionTemplate(transactionManager);
         this.purges.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
@@ -159,7 +161,7 @@ public final class BizLockDao {
         params.add(micros(lease));
         params.add(bytes(owner));
         addKeys(params, locks);
-        int renewed = write(() -> jdbc.update(dialect.renew(locks.size()), params.toArray()));
+        int renewed = write(() -> writeJdbc.update(dialect.renew(locks.size()), params.toArray()));
         if (renewed == locks.size()) {
             return Set.of();
         }
@@ -183,8 +185,8 @@ public final class BizLockDao {
      * @return whether they held it
      */
     public boolean release(LockKey key, String owner, long fencingToken) {
-        return write(() ->
-                        jdbc.update(dialect.release(), bytes(key.name()), bytes(key.key()), bytes(owner), fencingToken))
+        return write(() -> writeJdbc.update(
+                        dialect.release(), bytes(key.name()), bytes(key.key()), bytes(owner), fencingToken))
                 == 1;
     }
 
@@ -195,7 +197,7 @@ public final class BizLockDao {
      * @return whether an owner held the lock
      */
     public boolean forceRelease(LockKey key) {
-        return write(() -> jdbc.update(dialect.forceRelease(), bytes(key.name()), bytes(key.key()))) == 1;
+        return write(() -> writeJdbc.update(dialect.forceRelease(), bytes(key.name()), bytes(key.key()))) == 1;
     }
 
     /** The lock tables the migrations create that are missing from the schema; empty when all are there. */
@@ -230,7 +232,7 @@ public final class BizLockDao {
         long retentionMicros = micros(retention);
         return deleteUnderRaisedFloor(
                 () -> jdbc.queryForObject(dialect.purgeableMaxToken(), Long.class, retentionMicros, retentionMicros),
-                floor -> jdbc.update(dialect.purge(), floor, retentionMicros, retentionMicros, batchSize));
+                floor -> writeJdbc.update(dialect.purge(), floor, retentionMicros, retentionMicros, batchSize));
     }
 
     /**
@@ -245,8 +247,8 @@ public final class BizLockDao {
         long retentionMicros = micros(retention);
         int deleted = deleteUnderRaisedFloor(
                 () -> jdbc.queryForObject(dialect.purgeableMaxSessionToken(), Long.class, retentionMicros),
-                floor -> jdbc.update(dialect.purgeSessionTokens(), floor, retentionMicros, batchSize));
-        deleted += write(purges, () -> {
+                floor -> writeJdbc.update(dialect.purgeSessionTokens(), floor, retentionMicros, batchSize));
+        deleted += retrying(() -> purges.execute(status -> {
             List<Object[]> free = jdbc.query(
                     dialect.purgeableLockRows(),
                     (rs, row) -> new Object[] {rs.getBytes(1), rs.getBytes(2)},
@@ -256,7 +258,7 @@ public final class BizLockDao {
                 jdbc.batchUpdate(dialect.deleteLockRow(), free);
             }
             return free.size();
-        });
+        }));
         return deleted;
     }
 
@@ -273,7 +275,7 @@ public final class BizLockDao {
         if (floor == null || floor == 0) {
             return 0;
         }
-        write(() -> jdbc.update(dialect.raiseTokenFloor(), floor));
+        write(() -> writeJdbc.update(dialect.raiseTokenFloor(), floor));
         return write(() -> deleteUpTo.apply(floor));
     }
 
@@ -295,7 +297,7 @@ public final class BizLockDao {
     public record HeldToken(LockKey key, long fencingToken) {}
 
     private OptionalLong updateReturningToken(String sql, Object... params) {
-        return Objects.requireNonNull(jdbc.execute(
+        return Objects.requireNonNull(writeJdbc.execute(
                 connection -> {
                     PreparedStatement statement = connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS);
                     bind(statement, params);
@@ -339,45 +341,61 @@ public final class BizLockDao {
     }
 
     private <T> T write(Supplier<T> work) {
-        return write(writes, () -> inAutocommit(work));
+        return retrying(() -> inAutocommit(work));
     }
 
     /**
-     * Runs the work on the connection bound to the current (non-transactional) scope with autocommit on: a pool
-     * configured with autocommit off would otherwise leave the write uncommitted, and the pool would roll it back.
+     * Runs the work (statements through {@link #writeJdbc}) on a pool connection of its own with autocommit on, bound
+     * under {@link #writeScope} for the work only: a pool configured with autocommit off would otherwise leave the
+     * write uncommitted, and the pool would roll it back.
      */
     private <T> T inAutocommit(Supplier<T> work) {
-        Connection connection = DataSourceUtils.getConnection(dataSource);
+        Connection connection;
+        try {
+            connection = dataSource.getConnection();
+        } catch (SQLException ex) {
+            throw translate("getting a connection for a bizlock write", ex);
+        }
         try {
             boolean autoCommit = connection.getAutoCommit();
             if (!autoCommit) {
                 connection.setAutoCommit(true);
             }
+            TransactionSynchronizationManager.bindResource(writeScope, new ConnectionHolder(connection));
             try {
                 return work.get();
             } finally {
+                TransactionSynchronizationManager.unbindResource(writeScope);
                 if (!autoCommit) {
                     connection.setAutoCommit(false);
                 }
             }
         } catch (SQLException ex) {
-            DataAccessException translated =
-                    jdbc.getExceptionTranslator().translate("switching autocommit for a bizlock write", null, ex);
-            throw translated != null ? translated : new UncategorizedSQLException("bizlock write", null, ex);
+            throw translate("switching autocommit for a bizlock write", ex);
         } finally {
-            DataSourceUtils.releaseConnection(connection, dataSource);
+            try {
+                connection.close();
+            } catch (SQLException ex) {
+                // returned to the pool or closed either way; nothing was left uncommitted
+            }
         }
     }
 
-    private <T> T write(TransactionTemplate transaction, Supplier<T> work) {
-        for (int attempt = 1; ; attempt++) {
+    private DataAccessException translate(String task, SQLException ex) {
+        DataAccessException translated = jdbc.getExceptionTranslator().translate(task, null, ex);
+        return translated != null ? translated : new UncategorizedSQLException(task, null, ex);
+    }
+
+    /** Runs a write, again after a short pause when the server reports a deadlock or lock-wait timeout. */
+    private <T> T retrying(Supplier<T> attempt) {
+        for (int i = 1; ; i++) {
             try {
-                return guarded(() -> transaction.execute(status -> work.get()));
+                return guarded(attempt);
             } catch (DataAccessException ex) {
-                if (attempt >= MAX_ATTEMPTS || !isTransient(ex)) {
+                if (i >= MAX_ATTEMPTS || !isTransient(ex)) {
                     throw ex;
                 }
-                pause(attempt);
+                pause(i);
             }
         }
     }

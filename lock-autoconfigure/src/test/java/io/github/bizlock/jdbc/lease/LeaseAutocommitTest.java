@@ -5,16 +5,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.core.InstanceId;
 import io.github.bizlock.core.LockKey;
 import io.github.bizlock.core.LockManager;
+import io.github.bizlock.jdbc.BizLockDao;
+import io.github.bizlock.jdbc.TableName;
+import io.github.bizlock.jdbc.dialect.Dialects;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * LEASE writes are single statements in autocommit, outside the caller's transaction. A pool that hands out connections
@@ -22,19 +33,17 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  * each use, and the server rolls back what it did not commit.
  */
 @ExtendWith(TestDatabaseExtension.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LeaseAutocommitTest {
+
+    @BeforeAll
+    void createSchema(DataSource dataSource) {
+        LockFixture.createSchema(dataSource);
+    }
 
     @Test
     void writesCommitWhenThePoolHandsOutConnectionsWithoutAutocommit(DataSource dataSource) throws Exception {
-        LockFixture.createSchema(dataSource);
-        DataSource manualCommit = new DelegatingDataSource(dataSource) {
-            @Override
-            public Connection getConnection() throws SQLException {
-                Connection connection = super.getConnection();
-                connection.setAutoCommit(false);
-                return connection;
-            }
-        };
+        DataSource manualCommit = manualCommit(dataSource);
         LockKey key = new LockKey("autocommit", "1");
         try (LockManager holder = LockFixture.manager(manualCommit).build();
                 LockManager other = LockFixture.manager(dataSource).build()) {
@@ -50,5 +59,79 @@ class LeaseAutocommitTest {
                         .unlock();
             }
         }
+    }
+
+    @Test
+    void writesNeverUseOrCommitTheCallersConnection(DataSource dataSource) throws Exception {
+        JdbcTemplate plain = new JdbcTemplate(dataSource);
+        plain.execute("CREATE TABLE IF NOT EXISTS scratch (id INT PRIMARY KEY)");
+        DataSource manualCommit = manualCommit(dataSource);
+        DataSourceTransactionManager transactions = new DataSourceTransactionManager(manualCommit);
+        // A scope without a transaction that still binds its connection (SUPPORTS, synchronization on): the caller's
+        // insert is pending on that connection, uncommitted.
+        TransactionTemplate supports = new TransactionTemplate(transactions);
+        supports.setPropagationBehavior(TransactionDefinition.PROPAGATION_SUPPORTS);
+        LockKey key = new LockKey("autocommit", "scope");
+        try (LockManager holder = LockFixture.manager(
+                                new BizLockDao(
+                                        manualCommit,
+                                        transactions,
+                                        Dialects.detect(dataSource, TableName.DEFAULT),
+                                        TableName.DEFAULT),
+                                InstanceId.generate())
+                        .build();
+                LockManager other = LockFixture.manager(dataSource).build()) {
+            LockHandle handle = supports.execute(status -> {
+                new JdbcTemplate(manualCommit).update("INSERT INTO scratch (id) VALUES (1)");
+                try {
+                    return holder.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null)
+                            .orElseThrow();
+                } catch (InterruptedException ex) {
+                    throw new IllegalStateException(ex);
+                }
+            });
+            assertThat(other.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null))
+                    .as("the acquisition committed")
+                    .isEmpty();
+            assertThat(plain.queryForObject("SELECT COUNT(*) FROM scratch", Integer.class))
+                    .as("the caller's uncommitted insert was not committed by the lock's write")
+                    .isZero();
+            handle.unlock();
+        }
+
+        // Without transaction synchronization the write still runs, and commits, on one connection of its own.
+        DataSourceTransactionManager unsynchronized = new DataSourceTransactionManager(manualCommit);
+        unsynchronized.setTransactionSynchronization(AbstractPlatformTransactionManager.SYNCHRONIZATION_NEVER);
+        LockKey other = new LockKey("autocommit", "unsynchronized");
+        try (LockManager holder = LockFixture.manager(
+                                new BizLockDao(
+                                        manualCommit,
+                                        unsynchronized,
+                                        Dialects.detect(dataSource, TableName.DEFAULT),
+                                        TableName.DEFAULT),
+                                InstanceId.generate())
+                        .build();
+                LockManager second = LockFixture.manager(dataSource).build()) {
+            for (int i = 0; i < 2; i++) { // the first creates the row, the second updates it
+                LockHandle handle = holder.tryAcquire(other, LockMode.LEASE, Duration.ZERO, null)
+                        .orElseThrow();
+                assertThat(second.tryAcquire(other, LockMode.LEASE, Duration.ZERO, null))
+                        .as("the acquisition committed")
+                        .isEmpty();
+                handle.unlock();
+            }
+        }
+    }
+
+    /** The data source, handing out connections with autocommit off, as a pool configured so does. */
+    private static DataSource manualCommit(DataSource dataSource) {
+        return new DelegatingDataSource(dataSource) {
+            @Override
+            public Connection getConnection() throws SQLException {
+                Connection connection = super.getConnection();
+                connection.setAutoCommit(false);
+                return connection;
+            }
+        };
     }
 }
