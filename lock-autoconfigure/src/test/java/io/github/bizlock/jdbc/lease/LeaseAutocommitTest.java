@@ -23,6 +23,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -44,20 +45,20 @@ class LeaseAutocommitTest {
     @Test
     void writesCommitWhenThePoolHandsOutConnectionsWithoutAutocommit(DataSource dataSource) throws Exception {
         DataSource manualCommit = manualCommit(dataSource);
-        LockKey key = new LockKey("autocommit", "1");
         try (LockManager holder = LockFixture.manager(manualCommit).build();
                 LockManager other = LockFixture.manager(dataSource).build()) {
-            for (int i = 0; i < 2; i++) { // the first creates the row, the second updates it
-                LockHandle handle = holder.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null)
-                        .orElseThrow();
-                assertThat(other.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null))
-                        .as("the acquisition committed")
-                        .isEmpty();
-                handle.unlock();
-                other.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null)
-                        .orElseThrow(() -> new AssertionError("the release did not commit"))
-                        .unlock();
-            }
+            assertAcquisitionsAndReleasesCommit(holder, other, new LockKey("autocommit", "1"));
+        }
+    }
+
+    @Test
+    void writesCommitWithoutTransactionSynchronization(DataSource dataSource) throws Exception {
+        DataSource manualCommit = manualCommit(dataSource);
+        DataSourceTransactionManager unsynchronized = new DataSourceTransactionManager(manualCommit);
+        unsynchronized.setTransactionSynchronization(AbstractPlatformTransactionManager.SYNCHRONIZATION_NEVER);
+        try (LockManager holder = manager(dataSource, manualCommit, unsynchronized);
+                LockManager other = LockFixture.manager(dataSource).build()) {
+            assertAcquisitionsAndReleasesCommit(holder, other, new LockKey("autocommit", "unsynchronized"));
         }
     }
 
@@ -72,14 +73,7 @@ class LeaseAutocommitTest {
         TransactionTemplate supports = new TransactionTemplate(transactions);
         supports.setPropagationBehavior(TransactionDefinition.PROPAGATION_SUPPORTS);
         LockKey key = new LockKey("autocommit", "scope");
-        try (LockManager holder = LockFixture.manager(
-                                new BizLockDao(
-                                        manualCommit,
-                                        transactions,
-                                        Dialects.detect(dataSource, TableName.DEFAULT),
-                                        TableName.DEFAULT),
-                                InstanceId.generate())
-                        .build();
+        try (LockManager holder = manager(dataSource, manualCommit, transactions);
                 LockManager other = LockFixture.manager(dataSource).build()) {
             LockHandle handle = supports.execute(status -> {
                 new JdbcTemplate(manualCommit).update("INSERT INTO scratch (id) VALUES (1)");
@@ -98,29 +92,30 @@ class LeaseAutocommitTest {
                     .isZero();
             handle.unlock();
         }
+    }
 
-        // Without transaction synchronization the write still runs, and commits, on one connection of its own.
-        DataSourceTransactionManager unsynchronized = new DataSourceTransactionManager(manualCommit);
-        unsynchronized.setTransactionSynchronization(AbstractPlatformTransactionManager.SYNCHRONIZATION_NEVER);
-        LockKey other = new LockKey("autocommit", "unsynchronized");
-        try (LockManager holder = LockFixture.manager(
-                                new BizLockDao(
-                                        manualCommit,
-                                        unsynchronized,
-                                        Dialects.detect(dataSource, TableName.DEFAULT),
-                                        TableName.DEFAULT),
-                                InstanceId.generate())
-                        .build();
-                LockManager second = LockFixture.manager(dataSource).build()) {
-            for (int i = 0; i < 2; i++) { // the first creates the row, the second updates it
-                LockHandle handle = holder.tryAcquire(other, LockMode.LEASE, Duration.ZERO, null)
-                        .orElseThrow();
-                assertThat(second.tryAcquire(other, LockMode.LEASE, Duration.ZERO, null))
-                        .as("the acquisition committed")
-                        .isEmpty();
-                handle.unlock();
-            }
+    /** Takes and releases the lock twice (the first creates the row): {@code other} sees each write at once. */
+    private static void assertAcquisitionsAndReleasesCommit(LockManager holder, LockManager other, LockKey key)
+            throws InterruptedException {
+        for (int i = 0; i < 2; i++) {
+            LockHandle handle =
+                    holder.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null).orElseThrow();
+            assertThat(other.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null))
+                    .as("the acquisition committed")
+                    .isEmpty();
+            handle.unlock();
+            other.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null)
+                    .orElseThrow(() -> new AssertionError("the release did not commit"))
+                    .unlock();
         }
+    }
+
+    /** A LEASE manager writing through {@code target} with the given transaction manager. */
+    private static LockManager manager(
+            DataSource dataSource, DataSource target, PlatformTransactionManager transactionManager) {
+        BizLockDao dao = new BizLockDao(
+                target, transactionManager, Dialects.detect(dataSource, TableName.DEFAULT), TableName.DEFAULT);
+        return LockFixture.manager(dao, InstanceId.generate()).build();
     }
 
     /** The data source, handing out connections with autocommit off, as a pool configured so does. */
