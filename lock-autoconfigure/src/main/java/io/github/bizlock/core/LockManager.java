@@ -241,8 +241,7 @@ public final class LockManager implements AutoCloseable {
                     gate.lease = null;
                     releaseHandedOver(handedOver);
                 }
-                // With threads waiting behind it, the grant reserves tokens for the hand-offs it may make.
-                int tokens = gate.users > 1 ? 1 + localHandoffs : 1;
+                int tokens = tokensToReserve(gate.users - 1, 0);
                 Grant grant = engine.acquire(key, renewed ? watchdogLease : lease, tokens, deadline);
                 if (grant == null) {
                     gate.local.unlock();
@@ -308,12 +307,10 @@ public final class LockManager implements AutoCloseable {
         }
         boolean stillHeld = held.isValid();
         @Nullable String lostReason = stillHeld ? null : reasonOf(held);
-        held.markReleasing();
-        watchdog.unregister(held);
         try {
             // Even a lease we think is lost is released: the release only matches our owner and token, so it frees
             // the row if nobody took it yet and never touches a later holder's.
-            boolean released = held.engine().release(held.grant());
+            boolean released = releaseGrant(held);
             if (stillHeld && !released) {
                 stillHeld = false;
                 lostReason = "the database no longer held it for this owner at unlock (taken over after the lease"
@@ -353,12 +350,10 @@ public final class LockManager implements AutoCloseable {
 
     /** Releases a grant no thread of this process took over. Nobody held it meanwhile, so a loss is not reported. */
     private void releaseHandedOver(HeldLease held) {
-        held.markReleasing();
-        watchdog.unregister(held);
         // The last waiter may leave because it was interrupted; a pool refuses an interrupted thread a connection.
         boolean interrupted = Thread.interrupted();
         try {
-            held.engine().release(held.grant());
+            releaseGrant(held);
         } catch (RuntimeException ex) {
             log.warn(
                     "bizlock could not release lock {} after its last local holder; it frees when its lease or"
@@ -371,6 +366,26 @@ public final class LockManager implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Gives a grant back to the database: from now on only this release decides whether it was lost, and the watchdog
+     * leaves it alone.
+     *
+     * @return whether the database still held it for this grant
+     */
+    private boolean releaseGrant(HeldLease held) {
+        held.markReleasing();
+        watchdog.unregister(held);
+        return held.engine().release(held.grant());
+    }
+
+    /**
+     * How many fencing tokens a grant handed over {@code handoffs} times reserves: its holder's, and while
+     * {@code otherThreads} wait, one for each hand-off still allowed, so they cost no statement of their own.
+     */
+    private int tokensToReserve(int otherThreads, int handoffs) {
+        return otherThreads > 0 ? 1 + Math.max(0, localHandoffs - handoffs) : 1;
     }
 
     /**
@@ -399,8 +414,7 @@ public final class LockManager implements AutoCloseable {
             }
             token = held.takeReservedToken();
             if (token == 0) {
-                // With threads waiting, tokens for the hand-offs still allowed come in the same statement.
-                int count = waiting(handle.gate) > 0 ? 1 + Math.max(0, localHandoffs - held.handoffs()) : 1;
+                int count = tokensToReserve(waiting(handle.gate), held.handoffs());
                 long top = held.engine().issueTokens(held.grant(), count);
                 held.reserved(top, count);
                 token = held.takeReservedToken();
