@@ -82,46 +82,51 @@ public final class LockMetrics implements LockObserver {
 
     @Override
     public void handedOver(LockKey key, LockMode mode) {
-        Counter.builder("bizlock.handoffs")
-                .description("Releases that passed the lock to a waiting thread of the same process, no round trip")
-                .tags(tags(key, mode))
-                .register(registry)
-                .increment();
+        count(
+                "bizlock.handoffs",
+                "Releases that passed the lock to a waiting thread of the same process, no round trip",
+                tags(key, mode),
+                1);
     }
 
     @Override
     public void renewed(LockMode mode, int count) {
-        Counter.builder("bizlock.renewals")
-                .description("Leases (or session heartbeats) the watchdog renewed")
-                .tag("mode", mode(mode))
-                .register(registry)
-                .increment(count);
+        count(
+                "bizlock.renewals",
+                "Leases (or session heartbeats) the watchdog renewed",
+                Tags.of("mode", mode(mode)),
+                count);
     }
 
     @Override
     public void renewalFailed(LockMode mode, int count) {
-        Counter.builder("bizlock.renewal.failures")
-                .description("Leases whose renewal failed because the database did not answer; retried")
-                .tag("mode", mode(mode))
-                .register(registry)
-                .increment(count);
+        count(
+                "bizlock.renewal.failures",
+                "Leases whose renewal failed because the database did not answer; retried",
+                Tags.of("mode", mode(mode)),
+                count);
     }
 
     @Override
     public void lost(LockLostEvent event) {
-        Counter.builder("bizlock.lost")
-                .description("Held locks that were lost: the lease ended or was taken over, or the session died")
-                .tags(tags(new LockKey(event.name(), event.key()), event.mode()))
-                .register(registry)
-                .increment();
+        count(
+                "bizlock.lost",
+                "Held locks that were lost: the lease ended or was taken over, or the session died",
+                tags(new LockKey(event.name(), event.key()), event.mode()),
+                1);
     }
 
     @Override
     public void purged(int rows) {
-        Counter.builder("bizlock.housekeeping.purged")
-                .description("Lock rows deleted by housekeeping")
+        count("bizlock.housekeeping.purged", "Lock rows deleted by housekeeping", Tags.empty(), rows);
+    }
+
+    private void count(String name, String description, Tags tags, double amount) {
+        Counter.builder(name)
+                .description(description)
+                .tags(tags)
                 .register(registry)
-                .increment(rows);
+                .increment(amount);
     }
 
     private Tags tags(LockKey key, LockMode mode) {
