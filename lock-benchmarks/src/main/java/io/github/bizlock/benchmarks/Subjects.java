@@ -417,7 +417,18 @@ final class Subjects {
             }
         }
 
-        Held held(Connection connection, SqlAction release) {
+        /**
+         * Borrows a connection and takes the lock on it with {@code take}; the hold releases it with {@code release}
+         * and gives the connection back. A failed take gives it back at once.
+         */
+        Held hold(SqlAction take, SqlAction release) throws SQLException {
+            Connection connection = pool.getConnection();
+            try {
+                take.run(connection);
+            } catch (SQLException | RuntimeException ex) {
+                connection.close();
+                throw ex;
+            }
             return Held.of(-1, () -> {
                 try (connection) {
                     release.run(connection);
@@ -439,14 +450,9 @@ final class Subjects {
 
         @Override
         public Held lock(String key) throws Exception {
-            Connection connection = pool.getConnection();
-            try {
-                update(connection, "INSERT INTO bench_insert (k) VALUES (?)", key);
-            } catch (SQLException ex) {
-                connection.close();
-                throw ex;
-            }
-            return held(connection, c -> update(c, "DELETE FROM bench_insert WHERE k = ?", key));
+            return hold(
+                    c -> update(c, "INSERT INTO bench_insert (k) VALUES (?)", key),
+                    c -> update(c, "DELETE FROM bench_insert WHERE k = ?", key));
         }
     }
 
@@ -459,13 +465,14 @@ final class Subjects {
 
         @Override
         public Held lock(String key) throws Exception {
-            Connection connection = pool.getConnection();
             String name = "bench-floor-" + key;
-            if (!queryTrue(connection, "SELECT GET_LOCK(?, " + WAIT.toSeconds() + ")", name)) {
-                connection.close();
-                throw new IllegalStateException("GET_LOCK: not acquired in " + WAIT);
-            }
-            return held(connection, c -> queryTrue(c, "SELECT RELEASE_LOCK(?)", name));
+            return hold(
+                    c -> {
+                        if (!queryTrue(c, "SELECT GET_LOCK(?, " + WAIT.toSeconds() + ")", name)) {
+                            throw new IllegalStateException("GET_LOCK: not acquired in " + WAIT);
+                        }
+                    },
+                    c -> queryTrue(c, "SELECT RELEASE_LOCK(?)", name));
         }
     }
 
@@ -488,16 +495,15 @@ final class Subjects {
                     }
                 }
             }
-            Connection connection = pool.getConnection();
-            try (PreparedStatement statement =
-                    connection.prepareStatement("SELECT k FROM bench_row WHERE k = ? FOR UPDATE")) {
-                statement.setString(1, key);
-                statement.executeQuery().close();
-            } catch (SQLException ex) {
-                connection.close();
-                throw ex;
-            }
-            return held(connection, Connection::commit);
+            return hold(
+                    c -> {
+                        try (PreparedStatement statement =
+                                c.prepareStatement("SELECT k FROM bench_row WHERE k = ? FOR UPDATE")) {
+                            statement.setString(1, key);
+                            statement.executeQuery().close();
+                        }
+                    },
+                    Connection::commit);
         }
     }
 
@@ -510,9 +516,7 @@ final class Subjects {
 
         @Override
         public Held lock(String key) throws Exception {
-            Connection connection = pool.getConnection();
-            queryTrue(connection, "SELECT 1", null);
-            return held(connection, c -> {});
+            return hold(c -> queryTrue(c, "SELECT 1", null), c -> {});
         }
     }
 }
