@@ -1,7 +1,7 @@
 package io.github.bizlock.actuate;
 
-import io.github.bizlock.core.LockManager;
-import io.github.bizlock.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.lock.LockManager;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.List;

@@ -1,11 +1,11 @@
 package io.github.bizlock.actuate;
 
 import io.github.bizlock.LockMode;
-import io.github.bizlock.core.LocalLock;
-import io.github.bizlock.core.LockKey;
-import io.github.bizlock.core.LockManager;
-import io.github.bizlock.jdbc.BizLockDao;
-import io.github.bizlock.jdbc.LockRow;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LockRow;
+import io.github.bizlock.internal.lock.LocalLock;
+import io.github.bizlock.internal.lock.LockManager;
 import java.security.Principal;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;

@@ -1,6 +1,6 @@
 package io.github.bizlock.actuate;
 
-import io.github.bizlock.core.LockManager;
+import io.github.bizlock.internal.lock.LockManager;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;

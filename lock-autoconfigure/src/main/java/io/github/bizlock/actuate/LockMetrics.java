@@ -2,8 +2,8 @@ package io.github.bizlock.actuate;
 
 import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockMode;
-import io.github.bizlock.core.LockKey;
-import io.github.bizlock.core.LockObserver;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.lock.LockObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;

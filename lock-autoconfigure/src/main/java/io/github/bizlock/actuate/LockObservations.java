@@ -1,8 +1,8 @@
 package io.github.bizlock.actuate;
 
 import io.github.bizlock.LockMode;
-import io.github.bizlock.core.LockKey;
-import io.github.bizlock.core.LockObserver;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.lock.LockObserver;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.Locale;

@@ -10,15 +10,16 @@ import io.github.bizlock.actuate.LockMetrics;
 import io.github.bizlock.actuate.LockObservations;
 import io.github.bizlock.aop.DistributedLockAdvisor;
 import io.github.bizlock.aop.RollbackOnLockLost;
-import io.github.bizlock.core.Backoff;
-import io.github.bizlock.core.InstanceId;
-import io.github.bizlock.core.LockEngine;
-import io.github.bizlock.core.LockManager;
-import io.github.bizlock.core.LockObserver;
-import io.github.bizlock.jdbc.BizLockDao;
-import io.github.bizlock.jdbc.dialect.Dialects;
-import io.github.bizlock.jdbc.lease.LeaseHousekeeper;
-import io.github.bizlock.jdbc.lease.LeaseLockEngine;
+import io.github.bizlock.internal.engine.LockEngine;
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.dialect.Dialects;
+import io.github.bizlock.internal.jdbc.lease.Backoff;
+import io.github.bizlock.internal.jdbc.lease.LeaseHousekeeper;
+import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
+import io.github.bizlock.internal.lock.DefaultLockTemplate;
+import io.github.bizlock.internal.lock.InstanceId;
+import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.internal.lock.LockObserver;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import javax.sql.DataSource;
@@ -142,7 +143,7 @@ public final class BizLockAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     LockTemplate lockTemplate(LockManager manager) {
-        return new LockTemplate(
+        return new DefaultLockTemplate(
                 manager,
                 properties.getMode(),
                 properties.getWaitTime(),

@@ -2,8 +2,8 @@ package io.github.bizlock.autoconfigure;
 
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
-import io.github.bizlock.core.InstanceId;
-import io.github.bizlock.jdbc.TableName;
+import io.github.bizlock.internal.jdbc.TableName;
+import io.github.bizlock.internal.lock.InstanceId;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Set;

@@ -1,8 +1,8 @@
 package io.github.bizlock.autoconfigure;
 
-import io.github.bizlock.jdbc.BizLockDao;
-import io.github.bizlock.jdbc.LeaseSchema;
-import io.github.bizlock.jdbc.TableName;
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseSchema;
+import io.github.bizlock.internal.jdbc.TableName;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;

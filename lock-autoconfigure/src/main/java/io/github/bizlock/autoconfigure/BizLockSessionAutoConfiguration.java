@@ -1,9 +1,9 @@
 package io.github.bizlock.autoconfigure;
 
-import io.github.bizlock.jdbc.BizLockDao;
-import io.github.bizlock.jdbc.lease.LeaseLockEngine;
-import io.github.bizlock.jdbc.named.NamedLockEngine;
-import io.github.bizlock.jdbc.row.RowLockEngine;
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
+import io.github.bizlock.internal.jdbc.named.NamedLockEngine;
+import io.github.bizlock.internal.jdbc.row.RowLockEngine;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;

@@ -9,7 +9,7 @@ import io.github.bizlock.LockAcquisitionException;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.annotation.OnFailure;
-import io.github.bizlock.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.lang.annotation.ElementType;

@@ -4,8 +4,8 @@ import static io.github.bizlock.aop.LockFixtures.heldInDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bizlock.annotation.DistributedLock;
-import io.github.bizlock.jdbc.BizLockDao;
-import io.github.bizlock.jdbc.dialect.Dialects;
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.util.ArrayList;

@@ -8,12 +8,13 @@ import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.aop.DistributedLockAdvisor;
-import io.github.bizlock.core.LockKey;
-import io.github.bizlock.core.LockManager;
-import io.github.bizlock.jdbc.BizLockDao;
-import io.github.bizlock.jdbc.LockRow;
-import io.github.bizlock.jdbc.lease.LeaseHousekeeper;
-import io.github.bizlock.jdbc.lease.LeaseLockEngine;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LockRow;
+import io.github.bizlock.internal.jdbc.lease.LeaseHousekeeper;
+import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
+import io.github.bizlock.internal.lock.DefaultLockTemplate;
+import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import io.github.bizlock.test.TestDatabases;
@@ -334,7 +335,7 @@ class BizLockAutoConfigurationTest {
 
         @Bean
         LockTemplate userLockTemplate(LockManager manager) {
-            template = new LockTemplate(manager, LockMode.LEASE, Duration.ofSeconds(1), null);
+            template = new DefaultLockTemplate(manager, LockMode.LEASE, Duration.ofSeconds(1), null);
             return template;
         }
     }

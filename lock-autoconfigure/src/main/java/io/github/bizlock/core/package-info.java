@@ -1,8 +1,0 @@
-/**
- * The engine SPI and what every mode shares: the per-key JVM gate (reentrancy, one database waiter per JVM), the
- * watchdog that renews leases, and the process-unique owner id.
- */
-@NullMarked
-package io.github.bizlock.core;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,5 +1,0 @@
-/** All SQL, one class per server family, as text blocks that read as SQL. */
-@NullMarked
-package io.github.bizlock.jdbc.dialect;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,5 +1,0 @@
-/** The LEASE mode: a row per lock with an owner, a fencing token and an expiry in database time. */
-@NullMarked
-package io.github.bizlock.jdbc.lease;
-
-import org.jspecify.annotations.NullMarked;

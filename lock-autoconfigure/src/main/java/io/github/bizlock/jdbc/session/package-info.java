@@ -1,5 +1,0 @@
-/** Database sessions held for a lock's lifetime by the ROW and NAMED engines, and ending their waits on time. */
-@NullMarked
-package io.github.bizlock.jdbc.session;
-
-import org.jspecify.annotations.NullMarked;

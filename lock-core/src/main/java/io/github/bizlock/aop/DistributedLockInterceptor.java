@@ -1,0 +1,166 @@
+package io.github.bizlock.aop;
+
+import io.github.bizlock.LockAcquisitionException;
+import io.github.bizlock.LockHandle;
+import io.github.bizlock.LockLostException;
+import io.github.bizlock.LockLostPolicy;
+import io.github.bizlock.LockTemplate;
+import io.github.bizlock.annotation.DistributedLock;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.Ordered;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Runs {@code @DistributedLock} methods holding their lock. The lock is released when the method returns or throws,
+ * or, when the call runs inside a transaction that was active before it, when that transaction completes.
+ */
+public final class DistributedLockInterceptor implements MethodInterceptor {
+
+    private static final Logger log = LoggerFactory.getLogger(DistributedLockInterceptor.class);
+
+    private final Supplier<LockTemplate> lockTemplate;
+    private final LockedMethodResolver methods;
+    private final LockKeyEvaluator keys;
+
+    DistributedLockInterceptor(
+            Supplier<LockTemplate> lockTemplate, LockedMethodResolver methods, LockKeyEvaluator keys) {
+        this.lockTemplate = lockTemplate;
+        this.methods = methods;
+        this.keys = keys;
+    }
+
+    @Override
+    public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+        Object target = invocation.getThis();
+        Class<?> targetClass = target != null ? AopUtils.getTargetClass(target) : null;
+        Optional<LockedMethod> found = methods.resolve(invocation.getMethod(), targetClass);
+        if (found.isEmpty()) {
+            return invocation.proceed();
+        }
+        LockedMethod locked = found.get();
+        @Nullable Object[] args = invocation.getArguments();
+        String key = keys.evaluate(
+                locked.method(),
+                locked.keyExpressions(),
+                Objects.requireNonNull(target, "target"),
+                args,
+                DistributedLock.DEFAULT_KEY);
+        LockTemplate locks = lockTemplate.get();
+        Optional<LockHandle> acquired = locks.tryAcquire(locked.name(), key, locked.options());
+        if (acquired.isEmpty()) {
+            return notAcquired(locked, key, target, args);
+        }
+        LockHandle lock = acquired.get();
+        RollbackOnLockLost.@Nullable Guard guard = locks.onLost(locked.options()) == LockLostPolicy.ROLLBACK_ONLY
+                ? RollbackOnLockLost.guard(lock, locks.instanceId())
+                : null;
+        Object result;
+        try {
+            result = invocation.proceed();
+        } catch (Throwable ex) {
+            releaseAfterFailure(lock, guard, ex);
+            throw ex;
+        } finally {
+            if (guard != null) {
+                guard.close();
+            }
+        }
+        release(lock, guard);
+        return result;
+    }
+
+    private @Nullable Object notAcquired(LockedMethod locked, String key, Object target, @Nullable Object[] args)
+            throws Throwable {
+        switch (locked.onFailure()) {
+            case SKIP -> {
+                log.debug(
+                        "{}: lock {}/{} is held elsewhere; skipped the call", locked.description(), locked.name(), key);
+                return locked.returnsOptional() ? Optional.empty() : null;
+            }
+            case FALLBACK -> {
+                Method fallback = Objects.requireNonNull(locked.fallback());
+                try {
+                    return fallback.invoke(target, args);
+                } catch (InvocationTargetException ex) {
+                    throw ex.getTargetException();
+                }
+            }
+            default -> {
+                var wait = locked.options().waitTime();
+                throw new LockAcquisitionException(
+                        locked.name(),
+                        key,
+                        locked.description() + ": lock " + locked.name() + "/" + key + " is held elsewhere and was not"
+                                + " acquired within "
+                                + (wait != null ? wait.toString() : "the default wait time (bizlock.wait-time)"),
+                        null);
+            }
+        }
+    }
+
+    private static void release(LockHandle lock, RollbackOnLockLost.@Nullable Guard guard) {
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new ReleaseAfterCompletion(lock, guard));
+        } else {
+            if (guard != null) {
+                guard.released();
+            }
+            lock.unlock();
+        }
+    }
+
+    private static void releaseAfterFailure(
+            LockHandle lock, RollbackOnLockLost.@Nullable Guard guard, Throwable failure) {
+        try {
+            release(lock, guard);
+        } catch (RuntimeException ex) {
+            failure.addSuppressed(ex);
+        }
+    }
+
+    /** Releases a lock once the transaction that was active around the locked call has committed or rolled back. */
+    private static final class ReleaseAfterCompletion implements TransactionSynchronization {
+
+        private final LockHandle lock;
+        private final RollbackOnLockLost.@Nullable Guard guard;
+
+        ReleaseAfterCompletion(LockHandle lock, RollbackOnLockLost.@Nullable Guard guard) {
+            this.lock = lock;
+            this.guard = guard;
+        }
+
+        @Override
+        public int getOrder() {
+            return Ordered.LOWEST_PRECEDENCE;
+        }
+
+        @Override
+        public void afterCompletion(int status) {
+            if (guard != null) {
+                guard.released();
+            }
+            try {
+                lock.unlock();
+            } catch (LockLostException ex) {
+                log.warn("{}", ex.getMessage());
+            } catch (RuntimeException ex) {
+                log.error(
+                        "bizlock could not release lock {}/{} after the transaction ended",
+                        lock.name(),
+                        lock.key(),
+                        ex);
+            }
+        }
+    }
+}

@@ -1,0 +1,174 @@
+package io.github.bizlock.aop;
+
+import io.github.bizlock.LockLostPolicy;
+import io.github.bizlock.LockMode;
+import io.github.bizlock.LockOptions;
+import io.github.bizlock.annotation.DistributedLock;
+import io.github.bizlock.annotation.OnFailure;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.core.BridgeMethodResolver;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Finds the {@code @DistributedLock} that applies to a method of a bean class (on the method, the method it implements,
+ * the class or an interface, directly or as a meta-annotation) and checks it, once per method and class.
+ */
+final class LockedMethodResolver {
+
+    private static final Optional<LockedMethod> NOT_LOCKED = Optional.empty();
+
+    private final @Nullable BeanFactory beanFactory;
+    private final LockKeyEvaluator keys;
+    private final Map<MethodClassKey, Optional<LockedMethod>> cache = new ConcurrentHashMap<>();
+
+    LockedMethodResolver(@Nullable BeanFactory beanFactory, LockKeyEvaluator keys) {
+        this.beanFactory = beanFactory;
+        this.keys = keys;
+    }
+
+    /**
+     * The lock for calls of {@code method} on a bean of {@code targetClass}, if any.
+     *
+     * @throws IllegalArgumentException if the annotation is invalid for this method
+     */
+    Optional<LockedMethod> resolve(Method method, @Nullable Class<?> targetClass) {
+        if (method.getDeclaringClass() == Object.class) {
+            return NOT_LOCKED;
+        }
+        return cache.computeIfAbsent(new MethodClassKey(method, targetClass), key -> find(method, targetClass));
+    }
+
+    private Optional<LockedMethod> find(Method method, @Nullable Class<?> targetClass) {
+        Class<?> userClass = targetClass != null ? ClassUtils.getUserClass(targetClass) : method.getDeclaringClass();
+        Method specific = BridgeMethodResolver.findBridgedMethod(AopUtils.getMostSpecificMethod(method, userClass));
+        DistributedLock lock = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
+        if (lock == null) {
+            lock = AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
+        }
+        if (lock == null && Modifier.isPublic(specific.getModifiers())) {
+            lock = AnnotatedElementUtils.findMergedAnnotation(userClass, DistributedLock.class);
+            if (lock == null) {
+                lock = AnnotatedElementUtils.findMergedAnnotation(method.getDeclaringClass(), DistributedLock.class);
+            }
+        }
+        if (lock == null) {
+            return NOT_LOCKED;
+        }
+        return Optional.of(check(lock, specific, userClass));
+    }
+
+    private LockedMethod check(DistributedLock lock, Method method, Class<?> userClass) {
+        String description = "@DistributedLock on " + LockKeyEvaluator.methodName(method);
+        String name = lock.name().isBlank() ? userClass.getSimpleName() + "." + method.getName() : lock.name();
+        LockOptions options = LockOptions.defaults();
+        try {
+            Duration wait = duration(lock.waitTime());
+            if (wait != null) {
+                options = options.waitTime(wait);
+            }
+            Duration lease = duration(lock.leaseTime());
+            if (lease != null) {
+                options = options.leaseTime(lease);
+            }
+        } catch (IllegalArgumentException ex) {
+            throw new IllegalArgumentException(description + ": " + ex.getMessage(), ex);
+        }
+        LockMode[] modes = lock.mode();
+        if (modes.length > 1) {
+            throw new IllegalArgumentException(description + " names " + modes.length + " modes; name at most one");
+        }
+        if (modes.length == 1) {
+            options = options.mode(modes[0]);
+        }
+        LockLostPolicy[] onLost = lock.onLost();
+        if (onLost.length > 1) {
+            throw new IllegalArgumentException(
+                    description + " names " + onLost.length + " onLost policies; name at most one");
+        }
+        if (onLost.length == 1) {
+            options = options.onLost(onLost[0]);
+        }
+        keys.parse(method, lock.key());
+        Class<?> returnType = method.getReturnType();
+        Method fallback = null;
+        if (lock.onFailure() == OnFailure.SKIP && returnType.isPrimitive() && returnType != void.class) {
+            throw new IllegalArgumentException(description + " uses onFailure = SKIP, but the method returns "
+                    + returnType + ", which cannot be null; return a wrapper type or an Optional, or use THROW or"
+                    + " FALLBACK");
+        }
+        if (lock.onFailure() == OnFailure.FALLBACK) {
+            fallback = fallback(lock.fallback(), method, userClass, description);
+        } else if (!lock.fallback().isBlank()) {
+            throw new IllegalArgumentException(description + " names fallback '" + lock.fallback()
+                    + "', but onFailure is " + lock.onFailure() + "; set onFailure = OnFailure.FALLBACK");
+        }
+        return new LockedMethod(
+                method,
+                description,
+                name,
+                lock.key(),
+                options,
+                lock.onFailure(),
+                fallback,
+                returnType == Optional.class);
+    }
+
+    private static Method fallback(String name, Method method, Class<?> userClass, String description) {
+        if (name.isBlank()) {
+            throw new IllegalArgumentException(description + " uses onFailure = FALLBACK but names no fallback;"
+                    + " set fallback to the name of a method of the same class with the same parameters");
+        }
+        Method fallback = ReflectionUtils.findMethod(userClass, name, method.getParameterTypes());
+        if (fallback == null) {
+            throw new IllegalArgumentException(description + " names fallback '" + name + "', but "
+                    + userClass.getName() + " has no method " + name + " with parameters ("
+                    + String.join(
+                            ", ",
+                            java.util.Arrays.stream(method.getParameterTypes())
+                                    .map(Class::getSimpleName)
+                                    .toList())
+                    + ")");
+        }
+        if (!ClassUtils.isAssignable(method.getReturnType(), fallback.getReturnType())) {
+            throw new IllegalArgumentException(description + " names fallback '" + name + "', which returns "
+                    + fallback.getReturnType().getName() + "; it must return what the method returns ("
+                    + method.getReturnType().getName() + ")");
+        }
+        ReflectionUtils.makeAccessible(fallback);
+        return fallback;
+    }
+
+    private @Nullable Duration duration(String text) {
+        String resolved = text;
+        if (beanFactory instanceof ConfigurableBeanFactory configurable && text.contains("${")) {
+            resolved = configurable.resolveEmbeddedValue(text);
+        }
+        if (resolved == null || resolved.isBlank()) {
+            return null;
+        }
+        Duration duration;
+        try {
+            duration = DurationFormatterUtils.detectAndParse(resolved.trim());
+        } catch (IllegalArgumentException ex) {
+            throw new IllegalArgumentException(
+                    "'" + resolved + "' is not a duration; write it as 500ms, 3s, 1m or PT3S", ex);
+        }
+        if (duration.isNegative()) {
+            throw new IllegalArgumentException("durations must not be negative, was '" + resolved + "'");
+        }
+        return duration;
+    }
+}

@@ -1,0 +1,71 @@
+package io.github.bizlock.internal.jdbc.dialect;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
+
+/** Picks the dialect from what the server says it is, and refuses servers too old for bizlock's SQL. */
+public final class Dialects {
+
+    private static final Pattern VERSION = Pattern.compile("(\\d+)\\.(\\d+)\\.(\\d+)");
+
+    private Dialects() {}
+
+    public static Dialect detect(DataSource dataSource, String table) {
+        try (Connection connection = dataSource.getConnection()) {
+            DatabaseMetaData metaData = connection.getMetaData();
+            return forServer(metaData.getDatabaseProductName(), metaData.getDatabaseProductVersion(), table);
+        } catch (SQLException ex) {
+            throw new CannotGetJdbcConnectionException("bizlock could not connect to detect the database server", ex);
+        }
+    }
+
+    /**
+     * The dialect for a server.
+     *
+     * @throws IllegalStateException if the server is not MySQL 8.0+ or MariaDB 10.6+
+     */
+    public static Dialect forServer(String productName, String productVersion, String table) {
+        String product = productName.toLowerCase(Locale.ROOT);
+        boolean mariaDb = product.contains("mariadb")
+                || productVersion.toLowerCase(Locale.ROOT).contains("mariadb");
+        if (!mariaDb && !product.contains("mysql")) {
+            throw new IllegalStateException("bizlock runs on MySQL 8.0+ and MariaDB 10.6+, but the DataSource is "
+                    + productName + " " + productVersion
+                    + "; point bizlock at a MySQL or MariaDB DataSource (bizlock.datasource names one bean)");
+        }
+        // MariaDB behind the MySQL protocol may report "5.5.5-10.11.6-MariaDB": the last version number is the real
+        // one.
+        Matcher matcher = VERSION.matcher(productVersion);
+        int major = 0;
+        int minor = 0;
+        while (matcher.find()) {
+            major = Integer.parseInt(matcher.group(1));
+            minor = Integer.parseInt(matcher.group(2));
+            if (!mariaDb) {
+                break;
+            }
+        }
+        if (mariaDb) {
+            if (major < 10 || (major == 10 && minor < 6)) {
+                throw unsupported("MariaDB", productVersion, "10.6");
+            }
+            return new MariaDbDialect(table);
+        }
+        if (major < 8) {
+            throw unsupported("MySQL", productVersion, "8.0");
+        }
+        return new MySqlDialect(table);
+    }
+
+    private static IllegalStateException unsupported(String product, String version, String minimum) {
+        return new IllegalStateException("bizlock needs " + product + " " + minimum + " or later (for NOWAIT, "
+                + "SKIP LOCKED and DATETIME(6) lease arithmetic), but the server is " + product + " " + version
+                + "; upgrade the server");
+    }
+}

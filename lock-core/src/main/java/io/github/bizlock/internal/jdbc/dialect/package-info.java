@@ -1,0 +1,5 @@
+/** All SQL, one class per server family, as text blocks that read as SQL. */
+@NullMarked
+package io.github.bizlock.internal.jdbc.dialect;
+
+import org.jspecify.annotations.NullMarked;

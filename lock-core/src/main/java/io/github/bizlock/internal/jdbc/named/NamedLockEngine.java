@@ -1,0 +1,141 @@
+package io.github.bizlock.internal.jdbc.named;
+
+import io.github.bizlock.LockMode;
+import io.github.bizlock.internal.engine.Grant;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.session.Session;
+import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
+import io.github.bizlock.internal.jdbc.session.SessionPool;
+import io.github.bizlock.internal.jdbc.session.SessionSupport;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.HexFormat;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * NAMED mode: {@code GET_LOCK} / {@code RELEASE_LOCK} on a session held from acquire to release.
+ *
+ * <p>Acquire is one round trip on the held connection: {@code GET_LOCK} (the server queues waiters and wakes one when
+ * the lock frees). A fencing token costs one more, on the same connection in autocommit, when the holder asks for it.
+ * Release is one: {@code RELEASE_LOCK}.
+ * The server frees the lock when the session ends, so a crashed holder's lock frees as soon as the server notices its
+ * connection closed. The watchdog's renewal is a heartbeat, {@code IS_USED_LOCK(name) = CONNECTION_ID()}, that reports
+ * a lock lost when its session is gone.
+ *
+ * <p>Lock names are the lowercase hex SHA-256 of table, name and key joined by NUL: 64 characters, which MySQL (at most
+ * 64, case-insensitive) and MariaDB (case-sensitive) treat alike, so {@code Order} and {@code order} stay distinct
+ * locks on both. The table name keeps applications that use different lock tables on one server apart.
+ *
+ * <p>Waits are whole seconds on the server ({@code GET_LOCK(name, ceil(remaining))}); the session pool ends them with
+ * {@code KILL QUERY} at the exact deadline or on interrupt. MySQL reports the killed wait as error 1317, MariaDB as a
+ * NULL result; any other NULL result is an error, not "busy".
+ */
+public final class NamedLockEngine extends SessionLockEngine {
+
+    private final String table;
+
+    /**
+     * @param dao the lock tables' DAO, for the dialect and table name
+     * @param sessionDataSource a dedicated data source for held connections, not the application's pool
+     * @param maxSessions how many NAMED locks this process may hold at once
+     * @param owner this process's instance id
+     */
+    public NamedLockEngine(BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner) {
+        super(dao, sessionDataSource, maxSessions, owner, connection -> connection.setAutoCommit(true), "GET_LOCK");
+        this.table = dao.table();
+    }
+
+    @Override
+    public LockMode mode() {
+        return LockMode.NAMED;
+    }
+
+    /** The name passed to {@code GET_LOCK} for a lock. */
+    public String serverLockName(LockKey key) {
+        try {
+            MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
+            byte[] hash =
+                    sha256.digest((table + '\0' + key.name() + '\0' + key.key()).getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(hash);
+        } catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
+        }
+    }
+
+    @Override
+    protected Outcome lock(Session session, LockKey key, long deadlineNanos) throws SQLException {
+        long remainingNanos = deadlineNanos - System.nanoTime();
+        long seconds = remainingNanos <= 0 ? 0 : SessionSupport.ceilSeconds(remainingNanos);
+        PreparedStatement statement = session.prepare(dialect.getLock());
+        statement.setString(1, serverLockName(key));
+        statement.setLong(2, seconds);
+        if (seconds == 0) {
+            return result(session, statement, null);
+        }
+        return watched(session, deadlineNanos, remainingNanos, watch -> result(session, statement, watch));
+    }
+
+    private static Outcome result(Session session, PreparedStatement statement, SessionPool.@Nullable Watch watch)
+            throws SQLException {
+        try (ResultSet row = statement.executeQuery()) {
+            row.next();
+            long got = row.getLong(1);
+            boolean nullResult = row.wasNull();
+            if (watch != null) {
+                watch.close();
+            }
+            requireSameConnection(session, row.getLong(2));
+            if (nullResult) {
+                SessionPool.Ending ending = watch != null ? watch.ending() : null;
+                if (ending != null) {
+                    // MariaDB: a GET_LOCK ended by KILL QUERY returns NULL.
+                    return ended(ending);
+                }
+                throw new IllegalStateException("GET_LOCK returned NULL on " + session
+                        + ": the server failed to take the lock (out of memory, or the statement was killed by"
+                        + " someone else)");
+            }
+            return got == 1 ? Outcome.ACQUIRED : Outcome.BUSY;
+        }
+    }
+
+    /**
+     * Tokens commit on their own on the held connection, in autocommit. The connection answering proves the lock is
+     * still held: the server frees a named lock only with {@code RELEASE_LOCK} or the session's end.
+     */
+    @Override
+    protected long issueTokens(Session session, Grant grant, int count) throws SQLException {
+        return onHeldSession(
+                session,
+                grant,
+                () -> SessionSupport.issueTokens(session.connection(), dialect, grant.key(), LockMode.NAMED, count)
+                        .orElseThrow(dao::missingFloor));
+    }
+
+    /** {@code IS_USED_LOCK(name) = CONNECTION_ID()}: false once the session no longer holds the lock. */
+    @Override
+    protected boolean stillHolds(Session session, Grant grant) throws SQLException {
+        return isOne(session, dialect.holdsLock(), grant.key());
+    }
+
+    /** {@code RELEASE_LOCK}: anything but 1 leaves the session in doubt, and it is discarded. */
+    @Override
+    protected boolean unlock(Session session, Grant grant) throws SQLException {
+        return isOne(session, dialect.releaseLock(), grant.key());
+    }
+
+    /** Runs a query on the lock's server name and tells whether it answered 1. */
+    private boolean isOne(Session session, String sql, LockKey key) throws SQLException {
+        PreparedStatement statement = session.prepare(sql);
+        statement.setString(1, serverLockName(key));
+        try (ResultSet row = statement.executeQuery()) {
+            return row.next() && row.getInt(1) == 1;
+        }
+    }
+}

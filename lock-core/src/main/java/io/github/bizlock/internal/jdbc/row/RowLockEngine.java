@@ -1,0 +1,182 @@
+package io.github.bizlock.internal.jdbc.row;
+
+import io.github.bizlock.LockMode;
+import io.github.bizlock.internal.engine.Grant;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.session.Session;
+import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
+import io.github.bizlock.internal.jdbc.session.SessionPool;
+import io.github.bizlock.internal.jdbc.session.SessionSupport;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * ROW mode: {@code SELECT ... FOR UPDATE} on the lock's row of {@code <table>_row}, in a transaction kept open on a
+ * session held from acquire to release; release is {@code COMMIT}.
+ *
+ * <p>Session connections run with autocommit off and READ COMMITTED, so a missing row takes no gap lock: the first
+ * acquisition of a key finds no row, rolls back, creates the row with {@code INSERT IGNORE} and a commit of its own,
+ * and locks it. After that, acquiring is one round trip on the held connection. A fencing token, when the holder asks
+ * for one, is issued through the application's data source in a statement of its own ({@link BizLockDao#issueTokens})
+ * and followed by a check that the session still answers: the held transaction cannot issue it, because a session
+ * that dies rolls back, and a rolled-back token would be issued again. Release is one round trip ({@code COMMIT}).
+ *
+ * <p>Without a wait, the lock is tried with {@code NOWAIT} (MySQL fails with 3572, MariaDB with 1205). A wait is the
+ * server's own lock wait, whole seconds ({@code innodb_lock_wait_timeout} on MySQL, {@code WAIT n} on MariaDB), set to
+ * cover the remaining budget; the session pool ends it with {@code KILL QUERY} at the exact deadline or on interrupt.
+ * The server queues the waiters: MariaDB grants them first come, first served; MySQL 8.0.20+ orders them by weight
+ * (CATS) and promises no order. The watchdog's renewal is a heartbeat that checks {@code CONNECTION_ID()} on each held
+ * session and reports the locks of dead sessions lost; the server frees those locks when it notices the session end.
+ */
+public final class RowLockEngine extends SessionLockEngine {
+
+    /** How long creating a missing row may wait for its lock (another session created and locked it first). */
+    private static final long CREATE_ROW_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /**
+     * @param dao the lock tables' DAO, which issues tokens through the application's data source
+     * @param sessionDataSource a dedicated data source for held connections, not the application's pool
+     * @param maxSessions how many ROW locks this process may hold at once
+     * @param owner this process's instance id
+     */
+    public RowLockEngine(BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner) {
+        super(dao, sessionDataSource, maxSessions, owner, RowLockEngine::prepare, "SELECT ... FOR UPDATE");
+    }
+
+    private static void prepare(Connection connection) throws SQLException {
+        connection.setAutoCommit(false);
+        connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+    }
+
+    @Override
+    public LockMode mode() {
+        return LockMode.ROW;
+    }
+
+    /** Locks the row; a missing row is created in a transaction of its own, and then locked by the next attempt. */
+    @Override
+    protected Outcome lock(Session session, LockKey key, long deadlineNanos) throws SQLException {
+        long sent = System.nanoTime();
+        Outcome outcome = lockRow(session, key, deadlineNanos - sent, deadlineNanos);
+        if (outcome == Outcome.ACQUIRED) {
+            return outcome;
+        }
+        session.connection().rollback();
+        if (outcome == Outcome.RETRY) {
+            Outcome created = createRow(session, key, Math.max(deadlineNanos, sent + CREATE_ROW_GRACE_NANOS));
+            return created == Outcome.INTERRUPTED ? Outcome.INTERRUPTED : Outcome.RETRY;
+        }
+        return outcome;
+    }
+
+    /** {@link Outcome#RETRY} when the row is missing. */
+    private Outcome lockRow(Session session, LockKey key, long remainingNanos, long deadlineNanos) throws SQLException {
+        if (remainingNanos <= 0) {
+            try {
+                return result(session, key, session.prepare(dialect.lockRowNowait()), null);
+            } catch (SQLException ex) {
+                if (ex.getErrorCode() == dialect.nowaitErrorCode()) {
+                    return Outcome.BUSY;
+                }
+                throw ex;
+            }
+        }
+        long seconds = SessionSupport.ceilSeconds(remainingNanos);
+        String setWait = dialect.rowLockWaitTimeout();
+        if (setWait != null && session.lockWaitSeconds() != seconds) {
+            PreparedStatement statement = session.prepare(setWait);
+            statement.setLong(1, seconds);
+            statement.execute();
+            session.lockWaitSeconds(seconds);
+        }
+        PreparedStatement statement = session.prepare(dialect.lockRow(seconds));
+        return waited(session, deadlineNanos, remainingNanos, watch -> result(session, key, statement, watch));
+    }
+
+    private Outcome createRow(Session session, LockKey key, long deadlineNanos) throws SQLException {
+        try (PreparedStatement statement = session.connection().prepareStatement(dialect.createLockRow())) {
+            statement.setBytes(1, SessionSupport.bytes(key.name()));
+            statement.setBytes(2, SessionSupport.bytes(key.key()));
+            Outcome outcome = waited(session, deadlineNanos, deadlineNanos - System.nanoTime(), watch -> {
+                statement.executeUpdate();
+                return Outcome.ACQUIRED;
+            });
+            if (outcome == Outcome.ACQUIRED) {
+                session.connection().commit();
+            } else {
+                session.connection().rollback();
+            }
+            return outcome;
+        }
+    }
+
+    /** Runs a statement that may wait for a row lock under a watch; the server's lock wait timeout counts as busy. */
+    private Outcome waited(Session session, long deadlineNanos, long remainingNanos, WatchedCall call)
+            throws SQLException {
+        try {
+            return watched(session, deadlineNanos, remainingNanos, call);
+        } catch (SQLException ex) {
+            if (ex.getErrorCode() == SessionSupport.ER_LOCK_WAIT_TIMEOUT) {
+                return Outcome.BUSY;
+            }
+            throw ex;
+        }
+    }
+
+    private Outcome result(Session session, LockKey key, PreparedStatement statement, SessionPool.@Nullable Watch watch)
+            throws SQLException {
+        statement.setBytes(1, SessionSupport.bytes(key.name()));
+        statement.setBytes(2, SessionSupport.bytes(key.key()));
+        try (ResultSet row = statement.executeQuery()) {
+            if (watch != null) {
+                watch.close();
+            }
+            if (!row.next()) {
+                return Outcome.RETRY;
+            }
+            requireSameConnection(session, row.getLong(1));
+            return Outcome.ACQUIRED;
+        }
+    }
+
+    /** Tokens are issued through the application's data source: the held transaction cannot issue them. */
+    @Override
+    protected long issueTokens(Session session, Grant grant, int count) throws SQLException {
+        onHeldSession(session, grant, () -> true);
+        // Issued outside the session's monitor: waiting for a pool connection under it would hold up the heartbeats.
+        long token = dao.issueTokens(grant.key(), LockMode.ROW, count);
+        // The tokens come from another connection. Had this session died before they were issued, the server would
+        // have freed the row, and a next holder could have drawn a lower token first; alive now, it held the row
+        // throughout.
+        if (!onHeldSession(session, grant, () -> sameSession(session))) {
+            throw new SQLException("The bizlock session " + session + " changed while fencing tokens were issued");
+        }
+        return token;
+    }
+
+    /** Checks that the session is alive and still the one that locked the row. */
+    @Override
+    protected boolean stillHolds(Session session, Grant grant) throws SQLException {
+        return sameSession(session);
+    }
+
+    /** Whether the session answers, as the connection that locked the row; a dead one throws. */
+    private boolean sameSession(Session session) throws SQLException {
+        try (ResultSet row = session.prepare(dialect.connectionId()).executeQuery()) {
+            return row.next() && row.getLong(1) == session.connectionId();
+        }
+    }
+
+    /** {@code COMMIT}; if it fails, the session died: the server rolled its transaction back and freed the row. */
+    @Override
+    protected boolean unlock(Session session, Grant grant) throws SQLException {
+        session.connection().commit();
+        return true;
+    }
+}

@@ -1,0 +1,101 @@
+package io.github.bizlock.internal.jdbc.session;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One connection of a {@link SessionPool}, with the server's id for it. While it holds a lock, the lock's holder
+ * thread releases through it and the watchdog's heartbeat checks it, each under this object's monitor.
+ */
+public final class Session {
+
+    /** Statements kept per session: few, and the driver would otherwise parse them on every lock. */
+    private static final int MAX_STATEMENTS = 16;
+
+    private final Connection connection;
+    private final long connectionId;
+    private final Map<String, PreparedStatement> statements = new LinkedHashMap<>(16, 0.75f, true);
+    private long lockWaitSeconds = -1;
+    private boolean done;
+    private @Nullable Object holder;
+    long idleSinceNanos;
+
+    Session(Connection connection, long connectionId) {
+        this.connection = connection;
+        this.connectionId = connectionId;
+    }
+
+    public Connection connection() {
+        return connection;
+    }
+
+    /**
+     * A prepared statement for {@code sql} on this session's connection, kept for the next use: callers set every
+     * parameter and close its result sets, never the statement (closing the connection closes it).
+     */
+    public synchronized PreparedStatement prepare(String sql) throws SQLException {
+        PreparedStatement statement = statements.get(sql);
+        if (statement == null || statement.isClosed()) {
+            statement = connection.prepareStatement(sql);
+            statements.put(sql, statement);
+            if (statements.size() > MAX_STATEMENTS) {
+                var eldest = statements.entrySet().iterator();
+                PreparedStatement evicted = eldest.next().getValue();
+                eldest.remove();
+                evicted.close();
+            }
+        }
+        return statement;
+    }
+
+    /** {@code CONNECTION_ID()} when the connection was opened; a different value later means another session. */
+    public long connectionId() {
+        return connectionId;
+    }
+
+    /** The session's {@code innodb_lock_wait_timeout} as last set through it, or -1 if never set. */
+    public long lockWaitSeconds() {
+        return lockWaitSeconds;
+    }
+
+    public void lockWaitSeconds(long seconds) {
+        this.lockWaitSeconds = seconds;
+    }
+
+    /** Whether the lock held on this session was released: heartbeats must leave it alone. Guarded by this. */
+    public boolean isDone() {
+        return done;
+    }
+
+    /**
+     * Whether the session still belongs to this grant: not released, and not lent to another lock since (a heartbeat
+     * collected before a release must not run on the session's next lock). Guarded by this.
+     */
+    public boolean heldBy(Object grant) {
+        return !done && holder == grant;
+    }
+
+    /** Records the grant the session now holds a lock for. Guarded by this. */
+    public void holdFor(Object grant) {
+        this.holder = grant;
+    }
+
+    /** Marks the lock held on this session released. Guarded by this. */
+    public void markDone() {
+        this.done = true;
+    }
+
+    synchronized void reset() {
+        this.done = false;
+        this.holder = null;
+    }
+
+    @Override
+    public String toString() {
+        return "Session[connection id " + connectionId + "]";
+    }
+}

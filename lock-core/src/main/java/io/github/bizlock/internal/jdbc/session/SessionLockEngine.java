@@ -1,0 +1,294 @@
+package io.github.bizlock.internal.jdbc.session;
+
+import io.github.bizlock.LockAcquisitionException;
+import io.github.bizlock.internal.engine.Grant;
+import io.github.bizlock.internal.engine.LockEngine;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.dialect.Dialect;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+
+/**
+ * What the ROW and NAMED engines share: a lock held on a {@link Session} borrowed from a {@link SessionPool} from
+ * acquire to release. This class borrows and returns sessions, runs the acquire loop (interrupts, busy retries up to the
+ * deadline, discarding a session in an unknown state), runs the heartbeat over held sessions and hands a session back
+ * or discards it on release. The engines supply the SQL steps: {@link #lock}, {@link #grant}, {@link #stillHolds} and
+ * {@link #unlock}.
+ */
+public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
+
+    /** The setting named when sessions run out. */
+    public static final String MAX_SESSIONS_PROPERTY = "bizlock.session.max-connections";
+
+    /** What one attempt at the lock came to. */
+    protected enum Outcome {
+        /** The session holds the lock. */
+        ACQUIRED,
+        /** Another session holds the lock; try again unless the deadline passed. */
+        BUSY,
+        /** The wait was ended at the deadline. */
+        DEADLINE,
+        /** The wait was ended because the thread was interrupted. */
+        INTERRUPTED,
+        /** The attempt could not take the lock but prepared it (ROW: created the missing row); try again at once. */
+        RETRY
+    }
+
+    /** A statement that may block, run under a {@link SessionPool.Watch}. */
+    @FunctionalInterface
+    protected interface WatchedCall {
+        Outcome run(SessionPool.Watch watch) throws SQLException;
+    }
+
+    protected final BizLockDao dao;
+    protected final Dialect dialect;
+    protected final String owner;
+    private final SessionPool sessions;
+    private final String lockStatement;
+
+    /**
+     * @param dao the lock tables' DAO
+     * @param sessionDataSource a dedicated data source for held connections, not the application's pool
+     * @param maxSessions how many locks of this mode this process may hold at once
+     * @param owner this process's instance id
+     * @param setup prepares each new session connection
+     * @param lockStatement the statement that takes the lock, named in errors
+     */
+    protected SessionLockEngine(
+            BizLockDao dao,
+            DataSource sessionDataSource,
+            int maxSessions,
+            String owner,
+            SessionPool.Setup setup,
+            String lockStatement) {
+        this.dao = dao;
+        this.dialect = dao.dialect();
+        this.owner = owner;
+        this.lockStatement = lockStatement;
+        this.sessions = new SessionPool(sessionDataSource, dialect, maxSessions, MAX_SESSIONS_PROPERTY, setup);
+    }
+
+    @Override
+    public boolean heldBySession() {
+        return true;
+    }
+
+    /** A token costs a statement of its own here, so holders that never ask for one never pay for it. */
+    @Override
+    public boolean issuesTokensOnDemand() {
+        return true;
+    }
+
+    /** The session pool, for metrics and tests. */
+    public SessionPool sessions() {
+        return sessions;
+    }
+
+    /**
+     * One attempt at the lock on the session, waiting until {@code deadlineNanos} at most; without time left, a try
+     * that does not wait.
+     */
+    protected abstract Outcome lock(Session session, LockKey key, long deadlineNanos) throws SQLException;
+
+    /**
+     * Issues {@code count} fencing tokens for a lock the session holds, committed on their own. Runs without the
+     * session's monitor: an engine uses the session only under it ({@link #onHeldSession}), and never waits for
+     * another connection while holding it, since the watchdog's heartbeats of every lock of this mode wait for it.
+     *
+     * @return the highest of them
+     */
+    protected abstract long issueTokens(Session session, Grant grant, int count) throws SQLException;
+
+    /** Runs {@code call} under the session's monitor if the session still holds the grant's lock. */
+    protected static <T> T onHeldSession(Session session, Grant grant, SessionCall<T> call) throws SQLException {
+        synchronized (session) {
+            if (!session.heldBy(grant)) {
+                throw new IllegalStateException("Lock " + grant.key() + " was released; no token can be issued");
+            }
+            return call.run();
+        }
+    }
+
+    /** A step on a held session. */
+    @FunctionalInterface
+    protected interface SessionCall<T> {
+        T run() throws SQLException;
+    }
+
+    /** The heartbeat of one grant: whether its session is alive and still holds the lock. */
+    protected abstract boolean stillHolds(Session session, Grant grant) throws SQLException;
+
+    /** Releases the lock held on the session: whether the session held it and may be reused. */
+    protected abstract boolean unlock(Session session, Grant grant) throws SQLException;
+
+    @Override
+    public final @Nullable Grant acquire(LockKey key, Duration lease, int tokens, long deadlineNanos)
+            throws InterruptedException {
+        Session session = borrow(key);
+        boolean keep = false;
+        try {
+            while (true) {
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("Interrupted while waiting for lock " + key);
+                }
+                switch (lock(session, key, deadlineNanos)) {
+                    case ACQUIRED -> {
+                        // The session answered just now: the heartbeat lease counts from here. No token yet.
+                        Grant grant = new Grant(key, owner, 0, 0, lease, System.nanoTime(), session);
+                        synchronized (session) {
+                            session.holdFor(grant);
+                        }
+                        keep = true;
+                        return grant;
+                    }
+                    case RETRY -> {}
+                    case BUSY -> {
+                        if (deadlineNanos - System.nanoTime() <= 0) {
+                            return null;
+                        }
+                    }
+                    case DEADLINE -> {
+                        return null;
+                    }
+                    case INTERRUPTED -> {
+                        Thread.interrupted();
+                        throw new InterruptedException("Interrupted while waiting for lock " + key);
+                    }
+                }
+            }
+        } catch (SQLException ex) {
+            sessions.discard(session);
+            keep = true;
+            throw SessionSupport.translate(lockStatement + " for " + key, ex);
+        } catch (RuntimeException | Error ex) {
+            // The session may hold the lock (a failed token); closing it frees the lock.
+            sessions.discard(session);
+            keep = true;
+            throw ex;
+        } finally {
+            if (!keep) {
+                sessions.giveBack(session);
+            }
+        }
+    }
+
+    /**
+     * Runs a statement that may block under a watch, with a read timeout that covers {@code remainingNanos}. A
+     * statement that the watch ended with {@code KILL QUERY} counts as {@link Outcome#DEADLINE} or
+     * {@link Outcome#INTERRUPTED}.
+     */
+    protected final Outcome watched(Session session, long deadlineNanos, long remainingNanos, WatchedCall call)
+            throws SQLException {
+        SessionPool.readTimeout(session, SessionSupport.waitReadTimeoutMillis(remainingNanos));
+        SessionPool.Watch watch = sessions.watch(session, deadlineNanos);
+        try {
+            return call.run(watch);
+        } catch (SQLException ex) {
+            watch.close();
+            SessionPool.Ending ending = watch.ending();
+            if (ending != null && ex.getErrorCode() == SessionSupport.ER_QUERY_INTERRUPTED) {
+                return ended(ending);
+            }
+            throw ex;
+        } finally {
+            watch.close();
+            SessionPool.readTimeout(session, SessionPool.STATEMENT_TIMEOUT.toMillis());
+        }
+    }
+
+    /** The outcome of a wait that a watch ended. */
+    protected static Outcome ended(SessionPool.Ending ending) {
+        return ending == SessionPool.Ending.DEADLINE ? Outcome.DEADLINE : Outcome.INTERRUPTED;
+    }
+
+    /** Fails if the server reports another connection id than the session's: the connection reconnected. */
+    protected static void requireSameConnection(Session session, long connectionId) {
+        if (connectionId != session.connectionId()) {
+            throw new IllegalStateException("The bizlock session connection " + session.connectionId()
+                    + " became connection " + connectionId + ": it reconnected and lost its locks; do not"
+                    + " set autoReconnect on the session DataSource");
+        }
+    }
+
+    /**
+     * Heartbeat: asks each grant's session whether it still holds its lock.
+     *
+     * @return the grants whose session is gone or no longer holds the lock
+     */
+    @Override
+    public final Set<Grant> renew(List<Grant> grants) {
+        Set<Grant> gone = new HashSet<>();
+        for (Grant grant : grants) {
+            Session session = session(grant);
+            synchronized (session) {
+                if (!session.heldBy(grant)) {
+                    continue; // released (and perhaps lent to another lock) since the watchdog collected it
+                }
+                try {
+                    if (!stillHolds(session, grant)) {
+                        gone.add(grant);
+                    }
+                } catch (SQLException ex) {
+                    gone.add(grant);
+                }
+            }
+        }
+        return gone;
+    }
+
+    @Override
+    public final long issueTokens(Grant grant, int count) {
+        try {
+            return issueTokens(session(grant), grant, count);
+        } catch (SQLException ex) {
+            throw SessionSupport.translate("issuing fencing tokens for " + grant.key(), ex);
+        }
+    }
+
+    @Override
+    public final boolean release(Grant grant) {
+        Session session = session(grant);
+        synchronized (session) {
+            session.markDone();
+            try {
+                boolean released = unlock(session, grant);
+                if (released) {
+                    sessions.giveBack(session);
+                } else {
+                    sessions.discard(session);
+                }
+                return released;
+            } catch (SQLException ex) {
+                sessions.discard(session);
+                return false;
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        sessions.close();
+    }
+
+    private Session borrow(LockKey key) {
+        try {
+            return sessions.borrow();
+        } catch (DataAccessException ex) {
+            throw new LockAcquisitionException(key.name(), key.key(), ex.getMessage(), ex);
+        }
+    }
+
+    private static Session session(Grant grant) {
+        if (!(grant.resource() instanceof Session session)) {
+            throw new IllegalArgumentException("Grant " + grant + " was not made by a session engine");
+        }
+        return session;
+    }
+}

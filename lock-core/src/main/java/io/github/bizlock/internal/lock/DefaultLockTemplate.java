@@ -1,0 +1,205 @@
+package io.github.bizlock.internal.lock;
+
+import io.github.bizlock.LockAcquisitionException;
+import io.github.bizlock.LockHandle;
+import io.github.bizlock.LockLostPolicy;
+import io.github.bizlock.LockMode;
+import io.github.bizlock.LockOptions;
+import io.github.bizlock.LockTemplate;
+import io.github.bizlock.internal.engine.LockKey;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+import org.jspecify.annotations.Nullable;
+
+/** The {@link LockTemplate} of a {@link LockManager}, with the defaults for what a call's options leave unset. */
+public final class DefaultLockTemplate implements LockTemplate {
+
+    private final LockManager manager;
+    private final LockMode defaultMode;
+    private final Duration defaultWaitTime;
+    private final @Nullable Duration defaultLeaseTime;
+    private final LockLostPolicy defaultOnLost;
+
+    /**
+     * @param manager the lock manager
+     * @param defaultMode the mode of locks whose options name none
+     * @param defaultWaitTime how long {@link #execute} and {@link #acquire} wait by default
+     * @param defaultLeaseTime the fixed lease by default, or {@code null} to have the watchdog renew leases
+     */
+    public DefaultLockTemplate(
+            LockManager manager, LockMode defaultMode, Duration defaultWaitTime, @Nullable Duration defaultLeaseTime) {
+        this(manager, defaultMode, defaultWaitTime, defaultLeaseTime, LockLostPolicy.LOG);
+    }
+
+    /**
+     * @param manager the lock manager
+     * @param defaultMode the mode of locks whose options name none
+     * @param defaultWaitTime how long {@link #execute} and {@link #acquire} wait by default
+     * @param defaultLeaseTime the fixed lease by default, or {@code null} to have the watchdog renew leases
+     * @param defaultOnLost what happens to the work under a lock that is lost, when its options do not say
+     */
+    public DefaultLockTemplate(
+            LockManager manager,
+            LockMode defaultMode,
+            Duration defaultWaitTime,
+            @Nullable Duration defaultLeaseTime,
+            LockLostPolicy defaultOnLost) {
+        this.defaultOnLost = Objects.requireNonNull(defaultOnLost, "defaultOnLost");
+        this.manager = Objects.requireNonNull(manager, "manager");
+        this.defaultMode = Objects.requireNonNull(defaultMode, "defaultMode");
+        this.defaultWaitTime = Objects.requireNonNull(
+                LockOptions.defaults().waitTime(defaultWaitTime).waitTime(), "defaultWaitTime");
+        if (defaultLeaseTime != null) {
+            LockOptions.defaults().leaseTime(defaultLeaseTime);
+        }
+        this.defaultLeaseTime = defaultLeaseTime;
+    }
+
+    /**
+     * Acquires the lock with the given options.
+     *
+     * @throws LockAcquisitionException if the lock was not acquired in time, or waiting was interrupted
+     */
+    @Override
+    public LockHandle acquire(String name, String key, LockOptions options) {
+        Duration wait = waitTime(options);
+        return tryAcquire(name, key, options)
+                .orElseThrow(() -> new LockAcquisitionException(
+                        name,
+                        key,
+                        "Lock " + name + "/" + key + " (" + mode(options) + ") is held elsewhere and was not acquired"
+                                + " within " + wait,
+                        null));
+    }
+
+    @Override
+    public Optional<LockHandle> tryAcquire(String name, String key, LockOptions options) {
+        LockKey lockKey = new LockKey(name, key);
+        try {
+            return manager.tryAcquire(lockKey, mode(options), waitTime(options), leaseTime(options), onLost(options));
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new LockAcquisitionException(
+                    name, key, "Interrupted while waiting for lock " + lockKey + "; nothing is held", ex);
+        }
+    }
+
+    @Override
+    public Lock asLock(String name, String key, LockOptions options) {
+        return new JdkLockView(new LockKey(name, key), mode(options), leaseTime(options), onLost(options));
+    }
+
+    @Override
+    public String instanceId() {
+        return manager.instanceId();
+    }
+
+    @Override
+    public LockLostPolicy onLost(LockOptions options) {
+        LockLostPolicy onLost = options.onLost();
+        return onLost != null ? onLost : defaultOnLost;
+    }
+
+    private LockMode mode(LockOptions options) {
+        LockMode mode = options.mode();
+        return mode != null ? mode : defaultMode;
+    }
+
+    private Duration waitTime(LockOptions options) {
+        Duration wait = options.waitTime();
+        return wait != null ? wait : defaultWaitTime;
+    }
+
+    private @Nullable Duration leaseTime(LockOptions options) {
+        Duration lease = options.leaseTime();
+        return lease != null ? lease : defaultLeaseTime;
+    }
+
+    private final class JdkLockView implements Lock {
+
+        private static final Duration FOREVER = Duration.ofDays(365L * 1000);
+
+        private final LockKey key;
+        private final LockMode mode;
+        private final @Nullable Duration lease;
+        private final LockLostPolicy onLost;
+        private final ThreadLocal<Deque<LockHandle>> holds = ThreadLocal.withInitial(ArrayDeque::new);
+
+        JdkLockView(LockKey key, LockMode mode, @Nullable Duration lease, LockLostPolicy onLost) {
+            this.key = key;
+            this.mode = mode;
+            this.lease = lease;
+            this.onLost = onLost;
+        }
+
+        @Override
+        public void lock() {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    lockInterruptibly();
+                    break;
+                } catch (InterruptedException ex) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public void lockInterruptibly() throws InterruptedException {
+            if (!tryLock(FOREVER)) {
+                throw new LockAcquisitionException(key.name(), key.key(), "Lock " + key + " was not acquired", null);
+            }
+        }
+
+        @Override
+        public boolean tryLock() {
+            try {
+                return tryLock(Duration.ZERO);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+
+        @Override
+        public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+            return tryLock(Duration.ofNanos(Math.max(0, unit.toNanos(time))));
+        }
+
+        private boolean tryLock(Duration wait) throws InterruptedException {
+            Optional<LockHandle> handle = manager.tryAcquire(key, mode, wait, lease, onLost);
+            handle.ifPresent(holds.get()::push);
+            return handle.isPresent();
+        }
+
+        @Override
+        public void unlock() {
+            Deque<LockHandle> mine = holds.get();
+            LockHandle handle = mine.poll();
+            if (handle == null) {
+                throw new IllegalMonitorStateException("Lock " + key + " is not held by thread "
+                        + Thread.currentThread().getName());
+            }
+            if (mine.isEmpty()) {
+                holds.remove();
+            }
+            handle.unlock();
+        }
+
+        @Override
+        public Condition newCondition() {
+            throw new UnsupportedOperationException(
+                    "Distributed locks do not support conditions; poll the protected state instead");
+        }
+    }
+}

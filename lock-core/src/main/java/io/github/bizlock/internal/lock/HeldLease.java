@@ -1,0 +1,216 @@
+package io.github.bizlock.internal.lock;
+
+import io.github.bizlock.LockLostPolicy;
+import io.github.bizlock.internal.engine.Grant;
+import io.github.bizlock.internal.engine.LockEngine;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A grant as this process holds it: until when it may count on it (by its own monotonic clock), when the watchdog
+ * renews it next, whether it was lost, which {@link Hold} has it now (none while it is handed from one thread of this
+ * process to the next), and the fencing tokens reserved with it that no hold has taken yet.
+ */
+final class HeldLease {
+
+    // The local deadline ends this much before the database's, so a holder never believes in a lease that the database
+    // may already have ended: the statement ran after it was sent, but clocks drift and schedulers lag.
+    private static final Duration MAX_SAFETY_MARGIN = Duration.ofSeconds(1);
+
+    private final Grant grant;
+    private final LockEngine engine;
+    private final boolean renewedByWatchdog;
+    private final long leaseNanos;
+    private final long marginNanos;
+    private volatile long expiresAtNanos;
+    private volatile long nextRenewalNanos;
+    private volatile long lastRenewedNanos;
+    private volatile boolean released;
+    private volatile boolean releasing;
+    private final AtomicReference<@Nullable String> lostReason = new AtomicReference<>();
+    private volatile @Nullable Hold hold;
+
+    /** Local hand-offs so far; read and written by the thread holding the gate. */
+    private int handoffs;
+
+    /** Guards the reserved tokens, and a hold's token while it is being issued. */
+    final Object tokenLock = new Object();
+
+    private long nextToken;
+    private long lastToken = -1;
+
+    HeldLease(Grant grant, LockEngine engine, boolean renewedByWatchdog) {
+        this.grant = grant;
+        this.engine = engine;
+        this.renewedByWatchdog = renewedByWatchdog;
+        if (grant.tokens() > 0) {
+            reserved(grant.fencingToken(), grant.tokens());
+        }
+        this.leaseNanos = grant.lease().toNanos();
+        this.marginNanos = Math.min(leaseNanos / 10, MAX_SAFETY_MARGIN.toNanos());
+        renewed(grant.sentNanos());
+    }
+
+    Grant grant() {
+        return grant;
+    }
+
+    LockEngine engine() {
+        return engine;
+    }
+
+    boolean renewedByWatchdog() {
+        return renewedByWatchdog;
+    }
+
+    /** The hold that has the grant now, or {@code null} while it is handed over or after release. */
+    @Nullable
+    Hold hold() {
+        return hold;
+    }
+
+    /** The first hold of a new grant, with its first reserved token if it came with any. */
+    synchronized Hold begin(Thread thread, LockLostPolicy onLost) {
+        Hold first = new Hold(this, thread, onLost);
+        first.token(takeReservedToken());
+        hold = first;
+        return first;
+    }
+
+    /**
+     * Gives a handed-over grant to a new hold of {@code thread}, with the next reserved token if one is left.
+     *
+     * @return the hold, or {@code null} if the grant is no longer valid (lost, lease ended)
+     */
+    synchronized @Nullable Hold takeOver(Thread thread, LockLostPolicy onLost) {
+        return isValid() ? begin(thread, onLost) : null;
+    }
+
+    /** The hold ended and the grant waits for the next local thread; counts the hand-off. */
+    synchronized void handOver() {
+        hold = null;
+        handoffs++;
+    }
+
+    /** How often the grant was handed from one thread of this process to another. */
+    int handoffs() {
+        return handoffs;
+    }
+
+    /** Whether a reserved token is left for another hold. */
+    boolean hasReservedToken() {
+        synchronized (tokenLock) {
+            return nextToken <= lastToken;
+        }
+    }
+
+    /** Takes the next reserved token, or returns 0 if none is left. */
+    long takeReservedToken() {
+        synchronized (tokenLock) {
+            return nextToken <= lastToken ? nextToken++ : 0;
+        }
+    }
+
+    /** Records {@code count} tokens reserved up to {@code top}, for this and later holds. */
+    void reserved(long top, int count) {
+        synchronized (tokenLock) {
+            nextToken = top - count + 1;
+            lastToken = top;
+        }
+    }
+
+    /**
+     * Whether the watchdog is late with this lease: its last successful renewal is more than one and a half renewal
+     * intervals (half the lease) ago, so renewals have been failing.
+     */
+    boolean renewalOverdue(long nowNanos) {
+        return nowNanos - lastRenewedNanos > renewalIntervalNanos() * 3 / 2;
+    }
+
+    /** Interrupts the thread of {@code lost}, unless that hold has ended (released or handed over: it moved on). */
+    synchronized boolean interruptHolderIfStillHolding(Hold lost) {
+        if (released || releasing || hold != lost) {
+            return false;
+        }
+        lost.thread.interrupt();
+        return true;
+    }
+
+    /** Why the lock is lost when its lease ends while it is held. */
+    String expiryReason() {
+        return renewedByWatchdog
+                ? "its lease ended before the watchdog could renew it (is the database reachable?)"
+                : "its fixed lease of " + grant.lease() + " ended while it was still held";
+    }
+
+    /** Interval between renewals: a third of the lease, so two renewals may fail before it ends. */
+    long renewalIntervalNanos() {
+        return leaseNanos / 3;
+    }
+
+    long nextRenewalNanos() {
+        return nextRenewalNanos;
+    }
+
+    void renewed(long sentNanos) {
+        this.expiresAtNanos = sentNanos + leaseNanos - marginNanos;
+        this.nextRenewalNanos = sentNanos + renewalIntervalNanos();
+        this.lastRenewedNanos = sentNanos;
+    }
+
+    void retryRenewalAt(long nanos) {
+        this.nextRenewalNanos = nanos;
+    }
+
+    boolean hasExpired(long nowNanos) {
+        return nowNanos - expiresAtNanos >= 0;
+    }
+
+    /** Whether the lock is still ours: not released, not lost, lease not ended. */
+    boolean isValid() {
+        return !released && lostReason.get() == null && !hasExpired(System.nanoTime());
+    }
+
+    boolean isReleased() {
+        return released;
+    }
+
+    synchronized void markReleased() {
+        released = true;
+        hold = null;
+    }
+
+    /**
+     * The holder is unlocking: from now on only the unlock itself decides whether the lock was lost, so a renewal
+     * racing with the release (which then finds the row freed) is not mistaken for a loss.
+     */
+    synchronized void markReleasing() {
+        releasing = true;
+    }
+
+    /**
+     * Records a loss the watchdog found, unless the holder is already unlocking. Atomic with {@link #takeOver}: a hold
+     * that takes the grant over before this is the one that lost it; after it, no hold can take it over.
+     *
+     * @return the hold to tell, or {@code null} if the loss was recorded before, the holder is unlocking, or the grant
+     *     was between holds
+     */
+    synchronized @Nullable Hold markLostByWatchdog(String reason) {
+        return !releasing && markLost(reason) ? hold : null;
+    }
+
+    /**
+     * Records the loss.
+     *
+     * @return whether this call recorded it (false if it was recorded before or the lease was released)
+     */
+    boolean markLost(String reason) {
+        return !released && lostReason.compareAndSet(null, reason);
+    }
+
+    @Nullable
+    String lostReason() {
+        return lostReason.get();
+    }
+}

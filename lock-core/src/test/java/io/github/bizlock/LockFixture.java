@@ -1,0 +1,52 @@
+package io.github.bizlock;
+
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseSchema;
+import io.github.bizlock.internal.jdbc.TableName;
+import io.github.bizlock.internal.jdbc.dialect.Dialects;
+import io.github.bizlock.internal.jdbc.lease.Backoff;
+import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
+import io.github.bizlock.internal.lock.DefaultLockTemplate;
+import io.github.bizlock.internal.lock.InstanceId;
+import io.github.bizlock.internal.lock.LockManager;
+import java.time.Duration;
+import java.util.Arrays;
+import javax.sql.DataSource;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+
+/** Builds lock managers on a test database without Spring Boot, the way an application without the starter would. */
+public final class LockFixture {
+
+    private LockFixture() {}
+
+    /** Creates the lock tables from the shipped migration, as Flyway would. */
+    public static void createSchema(DataSource dataSource) {
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        String ddl = LeaseSchema.ddl(TableName.DEFAULT).replaceAll("(?m)^--.*$", "");
+        Arrays.stream(ddl.split(";"))
+                .map(String::strip)
+                .filter(statement -> !statement.isEmpty())
+                .forEach(jdbc::execute);
+    }
+
+    public static BizLockDao dao(DataSource dataSource) {
+        return new BizLockDao(
+                dataSource,
+                new DataSourceTransactionManager(dataSource),
+                Dialects.detect(dataSource, TableName.DEFAULT),
+                TableName.DEFAULT);
+    }
+
+    public static LockManager.Builder manager(DataSource dataSource) {
+        return manager(dao(dataSource), InstanceId.generate());
+    }
+
+    public static LockManager.Builder manager(BizLockDao dao, String instanceId) {
+        return LockManager.builder(instanceId).engine(new LeaseLockEngine(dao, instanceId, Backoff.DEFAULT));
+    }
+
+    public static LockTemplate template(LockManager manager) {
+        return new DefaultLockTemplate(manager, LockMode.LEASE, Duration.ofSeconds(10), null);
+    }
+}

@@ -1,0 +1,53 @@
+package io.github.bizlock.contract;
+
+import io.github.bizlock.LockFixture;
+import io.github.bizlock.LockMode;
+import io.github.bizlock.internal.jdbc.lease.Backoff;
+import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
+import io.github.bizlock.internal.jdbc.session.SessionLocks;
+import io.github.bizlock.internal.lock.LockManager;
+import java.time.Duration;
+import javax.sql.DataSource;
+
+/**
+ * Builds a lock manager for one mode, in the test JVM and in {@link LockWorker} child JVMs alike. A mode's contract
+ * test (a subclass of {@link AbstractLockContractTest}) adds its case here.
+ */
+public final class ContractManagers {
+
+    private ContractManagers() {}
+
+    /** Creates what the mode needs in a fresh database. */
+    public static void createSchema(LockMode mode, DataSource dataSource) {
+        // One schema serves every mode: the lease table, and the session modes' row and token tables.
+        LockFixture.createSchema(dataSource);
+    }
+
+    /** A manager builder for the mode, on the given database, with the given owner id. */
+    public static LockManager.Builder builder(LockMode mode, DataSource dataSource, String instanceId) {
+        return switch (mode) {
+            case LEASE -> LockFixture.manager(LockFixture.dao(dataSource), instanceId);
+            // Held sessions come from connections of their own, never from the application's pool.
+            case ROW, NAMED ->
+                SessionLocks.builder(
+                        mode, LockFixture.dao(dataSource), SessionLocks.dedicated(dataSource), 32, instanceId);
+        };
+    }
+
+    /**
+     * A manager builder for the exclusion fuzz. For LEASE, waiters retry every 1 to 10 ms instead of backing off to
+     * 100 ms: the lock changes hands between the JVMs thousands of times, and with the default backoff the run would
+     * mostly wait out retry pauses. Faster retries mean more contending statements, so exclusion is stressed harder.
+     */
+    public static LockManager.Builder fuzzBuilder(LockMode mode, DataSource dataSource, String instanceId) {
+        return switch (mode) {
+            case LEASE ->
+                LockManager.builder(instanceId)
+                        .engine(new LeaseLockEngine(
+                                LockFixture.dao(dataSource),
+                                instanceId,
+                                new Backoff(Duration.ofMillis(1), Duration.ofMillis(10))));
+            default -> builder(mode, dataSource, instanceId);
+        };
+    }
+}
