@@ -234,9 +234,14 @@ class BizLocksEndpointWebTest {
                         .as(meter + ": " + response.body())
                         .isEqualTo(200);
             }
+            // One acquisition of "metered" is counted once; a second one makes it two.
             assertThat(get(app, "/actuator/metrics/bizlock.acquire?tag=outcome:acquired&tag=name:metered")
                             .body())
-                    .contains("\"COUNT\"");
+                    .contains("{\"statistic\":\"COUNT\",\"value\":1.0}");
+            app.getBean(LockTemplate.class).execute("metered", "2", () -> null);
+            assertThat(get(app, "/actuator/metrics/bizlock.acquire?tag=outcome:acquired&tag=name:metered")
+                            .body())
+                    .contains("{\"statistic\":\"COUNT\",\"value\":2.0}");
         }
     }
 }

@@ -309,27 +309,31 @@ class LockLostPolicyTest {
             manager.addListener(event -> lost.countDown());
             CountDownLatch entered = new CountDownLatch(1);
             CountDownLatch proceed = new CountDownLatch(1);
-            Future<Boolean> holder = threads.submit(() -> {
-                try (LockHandle handle = manager.tryAcquire(
-                                key, LockMode.LEASE, Duration.ZERO, null, LockLostPolicy.LOG)
-                        .orElseThrow()) {
-                    entered.countDown();
-                    proceed.await(30, TimeUnit.SECONDS);
-                    return Thread.currentThread().isInterrupted() || handle.isHeld();
-                } catch (LockLostException expected) {
-                    return false;
-                }
+            Future<HolderSaw> holder = threads.submit(() -> {
+                LockHandle handle = manager.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null, LockLostPolicy.LOG)
+                        .orElseThrow();
+                entered.countDown();
+                // An interrupt would end this wait with InterruptedException and fail the future.
+                proceed.await(30, TimeUnit.SECONDS);
+                HolderSaw saw = new HolderSaw(Thread.currentThread().isInterrupted(), handle.isHeld());
+                assertThatThrownBy(handle::unlock).isInstanceOf(LockLostException.class);
+                return saw;
             });
             assertThat(entered.await(30, TimeUnit.SECONDS)).isTrue();
             LockHandle taken = takeOver(dataSource, other, key);
             assertThat(lost.await(30, TimeUnit.SECONDS)).isTrue();
             proceed.countDown();
-            assertThat(holder.get(30, TimeUnit.SECONDS))
-                    .as("neither interrupted nor still holding")
+            HolderSaw saw = holder.get(30, TimeUnit.SECONDS);
+            assertThat(saw.interrupted())
+                    .as("LOG leaves the holder thread alone")
                     .isFalse();
+            assertThat(saw.held()).as("the holder sees that its lock was lost").isFalse();
             taken.unlock();
         }
     }
+
+    /** What a holder thread saw after its lock was lost. */
+    private record HolderSaw(boolean interrupted, boolean held) {}
 
     @Test
     void aLockNamesAtMostOnePolicy() {

@@ -1,8 +1,10 @@
 package io.github.bizlock.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.bizlock.LockAcquisitionException;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockMode;
@@ -21,6 +23,8 @@ import io.github.bizlock.test.TestDatabases;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -168,7 +172,19 @@ class BizLockAutoConfigurationTest {
         runner.withPropertyValues("bizlock.table-name=lock_premade", "bizlock.migration.enabled=false")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    context.getBean(LockTemplate.class).execute("job", "nightly", () -> null);
+                    BizLockDao dao = context.getBean(BizLockDao.class);
+                    LockKey key = new LockKey("job", "nightly");
+                    boolean heldInside = context.getBean(LockTemplate.class)
+                            .execute(
+                                    "job",
+                                    "nightly",
+                                    () -> dao.find(key).orElseThrow().held());
+                    assertThat(heldInside)
+                            .as("the lock row is held while the action runs")
+                            .isTrue();
+                    assertThat(dao.find(key).orElseThrow().held())
+                            .as("and freed after")
+                            .isFalse();
                 });
     }
 
@@ -216,9 +232,53 @@ class BizLockAutoConfigurationTest {
                                 .isEqualTo(Duration.ofSeconds(45));
                     }
                     BizLockProperties properties = context.getBean(BizLockProperties.class);
-                    assertThat(properties.getWaitTime()).isEqualTo(Duration.ofMillis(250));
                     assertThat(properties.getBackoff().getMax()).isEqualTo(Duration.ofMillis(20));
+                    LockTemplate template = context.getBean(LockTemplate.class);
+                    try (AutoCloseable held = heldByAnotherThread(template, "invoice", "10")) {
+                        long started = System.nanoTime();
+                        assertThatThrownBy(() -> template.acquire("invoice", "10"))
+                                .isInstanceOf(LockAcquisitionException.class)
+                                .hasMessageContaining("within PT0.25S");
+                        assertThat(Duration.ofNanos(System.nanoTime() - started))
+                                .as("bizlock.wait-time is how long acquire waits")
+                                .isGreaterThanOrEqualTo(Duration.ofMillis(250));
+                    }
                 });
+    }
+
+    @Test
+    void locksWithoutALeaseTimeGetTheWatchdogLease() {
+        runner.withPropertyValues("bizlock.table-name=lock_watchdog", "bizlock.watchdog-lease=12s")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    BizLockDao dao = context.getBean(BizLockDao.class);
+                    try (LockHandle ignored =
+                            context.getBean(LockTemplate.class).acquire("invoice", "11")) {
+                        LockRow row = dao.find(new LockKey("invoice", "11")).orElseThrow();
+                        assertThat(Duration.between(row.acquiredAt(), row.expiresAt()))
+                                .isEqualTo(Duration.ofSeconds(12));
+                    }
+                });
+    }
+
+    /** A lock taken and held by a thread of its own until the returned handle is closed. */
+    private static AutoCloseable heldByAnotherThread(LockTemplate template, String name, String key) throws Exception {
+        CountDownLatch taken = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = new Thread(() -> {
+            try (LockHandle ignored = template.acquire(name, key)) {
+                taken.countDown();
+                release.await();
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        holder.start();
+        assertThat(taken.await(30, TimeUnit.SECONDS)).isTrue();
+        return () -> {
+            release.countDown();
+            holder.join(30_000);
+        };
     }
 
     @Test
