@@ -7,11 +7,11 @@ import io.github.bizlock.LockMode;
 final class DefaultLockHandle implements LockHandle {
 
     private final LockManager manager;
-    final KeyGate gate;
+    final Gate gate;
     final Hold hold;
     volatile boolean unlocked;
 
-    DefaultLockHandle(LockManager manager, KeyGate gate, Hold hold) {
+    DefaultLockHandle(LockManager manager, Gate gate, Hold hold) {
         this.manager = manager;
         this.gate = gate;
         this.hold = hold;
@@ -39,7 +39,7 @@ final class DefaultLockHandle implements LockHandle {
 
     @Override
     public boolean isHeld() {
-        return !unlocked && hold.lease.hold() == hold && hold.lease.isValid();
+        return !unlocked && hold.heldGrant.hold() == hold && hold.heldGrant.isValid();
     }
 
     @Override

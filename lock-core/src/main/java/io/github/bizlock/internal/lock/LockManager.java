@@ -59,7 +59,7 @@ public final class LockManager implements AutoCloseable {
     private final ScheduledExecutorService watchdogThread;
     private final ScheduledExecutorService scheduler;
     private final Watchdog watchdog;
-    private final Map<KeyGate.Id, KeyGate> gates = new ConcurrentHashMap<>();
+    private final Map<Gate.Id, Gate> gates = new ConcurrentHashMap<>();
     private final List<LockLostListener> listeners = new CopyOnWriteArrayList<>();
     private final LockObserver observer;
 
@@ -118,21 +118,21 @@ public final class LockManager implements AutoCloseable {
     }
 
     /** The locks this process holds or waits for now, longest held first; a read-only snapshot. */
-    public List<LocalLock> locks() {
+    public List<LockSnapshot> locks() {
         long now = System.nanoTime();
-        List<LocalLock> locks = new ArrayList<>();
-        for (KeyGate gate : gates.values()) {
-            HeldLease held = gate.lease;
+        List<LockSnapshot> locks = new ArrayList<>();
+        for (Gate gate : gates.values()) {
+            HeldGrant held = gate.heldGrant;
             Hold hold = held != null ? held.hold() : null;
             int waiting = waiting(gate);
             if (held == null || hold == null) {
                 if (waiting > 0) {
-                    locks.add(new LocalLock(
+                    locks.add(new LockSnapshot(
                             gate.id.key(), gate.id.mode(), null, 0, Duration.ZERO, false, false, null, waiting));
                 }
                 continue;
             }
-            locks.add(new LocalLock(
+            locks.add(new LockSnapshot(
                     gate.id.key(),
                     gate.id.mode(),
                     hold.thread.getName(),
@@ -143,12 +143,12 @@ public final class LockManager implements AutoCloseable {
                     hold.onLost,
                     waiting));
         }
-        locks.sort(java.util.Comparator.comparing(LocalLock::heldFor).reversed());
+        locks.sort(java.util.Comparator.comparing(LockSnapshot::heldFor).reversed());
         return locks;
     }
 
-    private static int waiting(KeyGate gate) {
-        HeldLease held = gate.lease;
+    private static int waiting(Gate gate) {
+        HeldGrant held = gate.heldGrant;
         return Math.max(0, gate.users - (held != null && held.hold() != null ? 1 : 0));
     }
 
@@ -205,11 +205,11 @@ public final class LockManager implements AutoCloseable {
             LockLostPolicy onLost)
             throws InterruptedException {
         long deadline = deadline(wait);
-        KeyGate gate = enter(new KeyGate.Id(mode, key));
+        Gate gate = enter(new Gate.Id(mode, key));
         boolean entered = false;
         try {
             if (gate.local.isHeldByCurrentThread()) {
-                HeldLease held = Objects.requireNonNull(gate.lease);
+                HeldGrant held = Objects.requireNonNull(gate.heldGrant);
                 Hold hold = Objects.requireNonNull(held.hold());
                 if (!held.isValid()) {
                     throw new LockLostException(event(hold, reasonOf(held)));
@@ -228,7 +228,7 @@ public final class LockManager implements AutoCloseable {
             try {
                 // Session-held locks ignore a fixed lease: they last while their session does, checked by heartbeats.
                 boolean renewed = lease == null || engine.heldBySession();
-                HeldLease handedOver = gate.lease;
+                HeldGrant handedOver = gate.heldGrant;
                 if (handedOver != null) {
                     if (Thread.interrupted()) {
                         // The grant stays for the next waiter; if none is left, the last to leave releases it.
@@ -241,7 +241,7 @@ public final class LockManager implements AutoCloseable {
                         return Optional.of(new DefaultLockHandle(this, gate, hold));
                     }
                     // A fixed lease was asked for, or the grant ended while handed over: release it, take a new one.
-                    gate.lease = null;
+                    gate.heldGrant = null;
                     releaseHandedOver(handedOver);
                 }
                 int tokens = tokensToReserve(gate.users - 1, 0);
@@ -250,7 +250,7 @@ public final class LockManager implements AutoCloseable {
                     gate.local.unlock();
                     return Optional.empty();
                 }
-                HeldLease held = new HeldLease(grant, engine, renewed);
+                HeldGrant held = new HeldGrant(grant, engine, renewed);
                 Hold hold = held.begin(Thread.currentThread(), onLost);
                 if (Thread.interrupted()) {
                     // Interrupted while the database granted it: give it back, so an interrupted wait holds nothing.
@@ -262,7 +262,7 @@ public final class LockManager implements AutoCloseable {
                     }
                     throw new InterruptedException("Interrupted while acquiring " + key);
                 }
-                gate.lease = held;
+                gate.heldGrant = held;
                 gate.holds = 1;
                 // Fixed leases too: the watchdog reports them lost when they end while still held.
                 watchdog.register(held);
@@ -281,7 +281,7 @@ public final class LockManager implements AutoCloseable {
     }
 
     void unlock(DefaultLockHandle handle) {
-        KeyGate gate = handle.gate;
+        Gate gate = handle.gate;
         if (handle.unlocked) {
             throw new IllegalMonitorStateException(
                     "Lock " + gate.id.key() + " was already unlocked through this handle");
@@ -297,7 +297,7 @@ public final class LockManager implements AutoCloseable {
             leave(gate);
             return;
         }
-        HeldLease held = hold.lease;
+        HeldGrant held = hold.heldGrant;
         if (mayHandOver(gate, held)) {
             // Another thread of this process waits: it takes the grant from here, without a round trip.
             held.handOver();
@@ -322,7 +322,7 @@ public final class LockManager implements AutoCloseable {
         } finally {
             boolean firstReport = !stillHeld && held.markLost(Objects.requireNonNull(lostReason));
             held.markReleased();
-            gate.lease = null;
+            gate.heldGrant = null;
             leave(gate);
             gate.local.unlock();
             observer.released(held.grant().key(), held.engine().mode(), System.nanoTime() - hold.acquiredNanos);
@@ -342,7 +342,7 @@ public final class LockManager implements AutoCloseable {
      * processes get their turn, and only with a fencing token for the next hold at hand (reserved with the grant, or
      * issued on demand by the engine).
      */
-    private boolean mayHandOver(KeyGate gate, HeldLease held) {
+    private boolean mayHandOver(Gate gate, HeldGrant held) {
         return gate.users > 1
                 && held.handoffs() < localHandoffs
                 && System.nanoTime() - held.grant().sentNanos() < HANDOFF_WINDOW_NANOS
@@ -352,7 +352,7 @@ public final class LockManager implements AutoCloseable {
     }
 
     /** Releases a grant no thread of this process took over. Nobody held it meanwhile, so a loss is not reported. */
-    private void releaseHandedOver(HeldLease held) {
+    private void releaseHandedOver(HeldGrant held) {
         // The last waiter may leave because it was interrupted; a pool refuses an interrupted thread a connection.
         boolean interrupted = Thread.interrupted();
         try {
@@ -377,7 +377,7 @@ public final class LockManager implements AutoCloseable {
      *
      * @return whether the database still held it for this grant
      */
-    private boolean releaseGrant(HeldLease held) {
+    private boolean releaseGrant(HeldGrant held) {
         held.markReleasing();
         watchdog.unregister(held);
         return held.engine().release(held.grant());
@@ -402,7 +402,7 @@ public final class LockManager implements AutoCloseable {
         if (token != 0) {
             return token;
         }
-        HeldLease held = hold.lease;
+        HeldGrant held = hold.heldGrant;
         synchronized (held.tokenLock) {
             token = hold.token();
             if (token != 0) {
@@ -429,7 +429,8 @@ public final class LockManager implements AutoCloseable {
 
     /** Locks held by this process, counting a reentrant hold once. */
     public int heldCount() {
-        return (int) gates.values().stream().filter(gate -> gate.lease != null).count();
+        return (int)
+                gates.values().stream().filter(gate -> gate.heldGrant != null).count();
     }
 
     /** Threads of this process that hold or wait for a lock. */
@@ -502,29 +503,29 @@ public final class LockManager implements AutoCloseable {
         });
     }
 
-    private KeyGate enter(KeyGate.Id id) {
+    private Gate enter(Gate.Id id) {
         return gates.compute(id, (key, gate) -> {
-            KeyGate entered = gate != null ? gate : new KeyGate(key, fair);
+            Gate entered = gate != null ? gate : new Gate(key, fair);
             entered.users++;
             return entered;
         });
     }
 
-    private void leave(KeyGate gate) {
+    private void leave(Gate gate) {
         boolean[] last = new boolean[1];
         gates.computeIfPresent(gate.id, (key, current) -> {
             last[0] = --current.users == 0;
             return last[0] ? null : current;
         });
-        HeldLease handedOver = gate.lease;
+        HeldGrant handedOver = gate.heldGrant;
         if (last[0] && handedOver != null) {
             // Handed over to threads that then gave up waiting: nobody is left to take it.
-            gate.lease = null;
+            gate.heldGrant = null;
             releaseHandedOver(handedOver);
         }
     }
 
-    private void reportLost(HeldLease held, String reason) {
+    private void reportLost(HeldGrant held, String reason) {
         Hold hold = held.markLostByWatchdog(reason);
         if (hold != null) {
             notifyLost(hold, reason);
@@ -532,7 +533,7 @@ public final class LockManager implements AutoCloseable {
     }
 
     private void notifyLost(Hold hold, String reason) {
-        HeldLease held = hold.lease;
+        HeldGrant held = hold.heldGrant;
         LockLostEvent event = event(hold, reason);
         log.warn(
                 "bizlock lost lock {} ({}, fencing token {}) held by thread {}: {}",
@@ -554,17 +555,17 @@ public final class LockManager implements AutoCloseable {
         }
     }
 
-    private static String reasonOf(HeldLease held) {
+    private static String reasonOf(HeldGrant held) {
         String reason = held.lostReason();
         return reason != null ? reason : held.expiryReason();
     }
 
     private LockLostEvent event(Hold hold, String reason) {
-        Grant grant = hold.lease.grant();
+        Grant grant = hold.heldGrant.grant();
         return new LockLostEvent(
                 grant.key().name(),
                 grant.key().key(),
-                hold.lease.engine().mode(),
+                hold.heldGrant.engine().mode(),
                 hold.token(),
                 grant.owner(),
                 hold.thread.getName(),

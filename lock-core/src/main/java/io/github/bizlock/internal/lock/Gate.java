@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * leave the database grant in the gate for the next of them; if all of them give up instead, the last to leave
  * releases it.
  */
-final class KeyGate {
+final class Gate {
 
     record Id(LockMode mode, LockKey key) {}
 
@@ -30,11 +30,11 @@ final class KeyGate {
 
     /**
      * The database grant while held, and while handed from one local thread to the next (then it has no
-     * {@link HeldLease#hold()}); written by the thread holding {@link #local} or by the last user leaving.
+     * {@link HeldGrant#hold()}); written by the thread holding {@link #local} or by the last user leaving.
      */
-    volatile @Nullable HeldLease lease;
+    volatile @Nullable HeldGrant heldGrant;
 
-    KeyGate(Id id, boolean fair) {
+    Gate(Id id, boolean fair) {
         this.id = id;
         this.local = new ReentrantLock(fair);
     }
