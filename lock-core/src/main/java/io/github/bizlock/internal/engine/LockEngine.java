@@ -7,7 +7,7 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Takes, renews and releases locks in the database for one {@link LockMode}. Callers guarantee that at most one thread
+ * Takes, keeps alive and releases locks in the database for one {@link LockMode}. Callers guarantee that at most one thread
  * per JVM works on a given key at a time, so engines need no locking of their own per key.
  */
 public interface LockEngine {
@@ -17,7 +17,7 @@ public interface LockEngine {
     /**
      * Whether the database keeps this engine's locks for as long as a session (connection) lives, rather than for a
      * lease. Such locks have no fixed lease: the lock manager ignores a fixed lease time for them, grants them the
-     * watchdog's lease and has the watchdog call {@link #renew} as a heartbeat every third of it, so a lock whose
+     * watchdog's lease and has the watchdog call {@link #keepAlive} as a heartbeat every third of it, so a lock whose
      * session died is reported lost within one heartbeat. Their grants' {@link Grant#sentNanos()} is when the session
      * last answered.
      */
@@ -37,7 +37,7 @@ public interface LockEngine {
     /**
      * Takes the lock, waiting until {@code deadlineNanos} ({@link System#nanoTime()}) while it is held elsewhere.
      *
-     * @param lease how long the lock lasts without renewal
+     * @param lease how long the lock lasts unless it is kept alive
      * @param tokens how many fencing tokens to reserve with the grant (at least 1): the holder's, and one for each
      *     holder this process may hand the lock to before it releases it; ignored by engines that issue tokens on
      *     demand
@@ -60,12 +60,13 @@ public interface LockEngine {
     }
 
     /**
-     * Extends the leases of the given grants, all owned by this process, by their lease time.
+     * Keeps the given grants, all owned by this process, alive for another lease: a lease is extended by its lease
+     * time; a lock held by a session is checked (a heartbeat).
      *
-     * @return the grants that are no longer held (taken over or gone); the others were renewed
+     * @return the grants that are no longer held (taken over or gone); the others were kept alive
      * @throws org.springframework.dao.DataAccessException if the database could not be asked; nothing is known then
      */
-    Set<Grant> renew(List<Grant> grants);
+    Set<Grant> keepAlive(List<Grant> grants);
 
     /**
      * Releases the lock if this grant still holds it; never touches a later holder's lock.

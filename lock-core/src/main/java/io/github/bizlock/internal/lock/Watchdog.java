@@ -154,7 +154,7 @@ final class Watchdog {
             long sent = System.nanoTime();
             Set<Grant> gone;
             try {
-                gone = engine.renew(grants);
+                gone = engine.keepAlive(grants);
             } catch (RuntimeException ex) {
                 log.warn(
                         "bizlock could not renew {} lease(s) of {} locks; retrying until their leases end: {}",

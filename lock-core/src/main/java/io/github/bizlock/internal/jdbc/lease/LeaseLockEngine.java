@@ -61,7 +61,7 @@ public final class LeaseLockEngine implements LockEngine {
     }
 
     @Override
-    public Set<Grant> renew(List<Grant> grants) {
+    public Set<Grant> keepAlive(List<Grant> grants) {
         Map<Duration, List<Grant>> byLease = new LinkedHashMap<>();
         for (Grant grant : grants) {
             byLease.computeIfAbsent(grant.lease(), lease -> new ArrayList<>()).add(grant);

@@ -223,7 +223,7 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
      * @return the grants whose session is gone or no longer holds the lock
      */
     @Override
-    public final Set<Grant> renew(List<Grant> grants) {
+    public final Set<Grant> keepAlive(List<Grant> grants) {
         Set<Grant> gone = new HashSet<>();
         for (Grant grant : grants) {
             Session session = session(grant);
