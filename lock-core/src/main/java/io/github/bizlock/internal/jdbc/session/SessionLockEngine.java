@@ -141,7 +141,7 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
                 switch (lock(session, key, deadlineNanos)) {
                     case ACQUIRED -> {
                         // The session answered just now: the heartbeat lease counts from here. No token yet.
-                        Grant grant = new Grant(key, owner, 0, 0, lease, System.nanoTime(), session);
+                        Grant grant = new SessionGrant(key, owner, lease, System.nanoTime(), session);
                         synchronized (session) {
                             session.holdFor(grant);
                         }
@@ -286,9 +286,9 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
     }
 
     private static Session session(Grant grant) {
-        if (!(grant.resource() instanceof Session session)) {
+        if (!(grant instanceof SessionGrant sessionGrant)) {
             throw new IllegalArgumentException("Grant " + grant + " was not made by a session engine");
         }
-        return session;
+        return sessionGrant.session();
     }
 }
