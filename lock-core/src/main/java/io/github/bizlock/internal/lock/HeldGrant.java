@@ -99,6 +99,11 @@ final class HeldGrant {
         return handoffs;
     }
 
+    /** Whether the grant came without tokens, so that the engine issues them when a hold asks. */
+    boolean tokensOnDemand() {
+        return grant.tokens() == 0;
+    }
+
     /** Whether a reserved token is left for another hold. */
     boolean hasReservedToken() {
         synchronized (tokenLock) {

@@ -226,8 +226,8 @@ public final class LockManager implements AutoCloseable {
                 return Optional.empty();
             }
             try {
-                // Session-held locks ignore a fixed lease: they last while their session does, checked by heartbeats.
-                boolean renewed = lease == null || engine.heldBySession();
+                @Nullable Duration fixedLease = engine.fixedLease(lease);
+                boolean renewed = fixedLease == null;
                 HeldGrant handedOver = gate.heldGrant;
                 if (handedOver != null) {
                     if (Thread.interrupted()) {
@@ -245,7 +245,7 @@ public final class LockManager implements AutoCloseable {
                     releaseHandedOver(handedOver);
                 }
                 int tokens = tokensToReserve(gate.users - 1, 0);
-                Grant grant = engine.acquire(key, renewed ? watchdogLease : lease, tokens, deadline);
+                Grant grant = engine.acquire(key, renewed ? watchdogLease : fixedLease, tokens, deadline);
                 if (grant == null) {
                     gate.local.unlock();
                     return Optional.empty();
@@ -348,7 +348,7 @@ public final class LockManager implements AutoCloseable {
                 && System.nanoTime() - held.grant().sentNanos() < HANDOFF_WINDOW_NANOS
                 && held.renewedByWatchdog()
                 && held.isValid()
-                && (held.engine().issuesTokensOnDemand() || held.hasReservedToken());
+                && (held.tokensOnDemand() || held.hasReservedToken());
     }
 
     /** Releases a grant no thread of this process took over. Nobody held it meanwhile, so a loss is not reported. */

@@ -5,8 +5,8 @@ import io.github.bizlock.internal.engine.LockKey;
 import java.time.Duration;
 
 /**
- * A ROW or NAMED grant: the lock lasts while {@code session} holds it. It carries no fencing tokens; the engine issues
- * them on demand.
+ * A ROW or NAMED grant: the lock lasts while {@code session} holds it. It carries no fencing tokens: a token costs a
+ * statement of its own here, so the engine issues them when a holder asks, and holders that never ask never pay for one.
  *
  * @param sentNanos when the session last answered: the heartbeat lease is counted from here
  */

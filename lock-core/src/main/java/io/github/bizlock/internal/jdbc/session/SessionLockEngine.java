@@ -75,15 +75,10 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         this.sessions = new SessionPool(sessionDataSource, dialect, maxSessions, MAX_SESSIONS_PROPERTY, setup);
     }
 
+    /** A lock held by a session lasts while the session does: it has no fixed lease, whatever was asked for. */
     @Override
-    public boolean heldBySession() {
-        return true;
-    }
-
-    /** A token costs a statement of its own here, so holders that never ask for one never pay for it. */
-    @Override
-    public boolean issuesTokensOnDemand() {
-        return true;
+    public @Nullable Duration fixedLease(@Nullable Duration requested) {
+        return null;
     }
 
     /** The session pool, for metrics and tests. */
