@@ -56,7 +56,6 @@ public final class LockManager implements AutoCloseable {
     private final Duration watchdogLease;
     private final boolean fair;
     private final int localHandoffs;
-    private final ScheduledExecutorService watchdogThread;
     private final ScheduledExecutorService scheduler;
     private final Watchdog watchdog;
     private final Map<Gate.Id, Gate> gates = new ConcurrentHashMap<>();
@@ -70,11 +69,8 @@ public final class LockManager implements AutoCloseable {
         this.fair = builder.fair;
         this.localHandoffs = builder.localHandoffs;
         this.observer = builder.observers.isEmpty() ? LockObserver.NONE : LockObserver.composite(builder.observers);
-        // The watchdog's thread does nothing else, so slow periodic work (housekeeping) never delays a renewal.
-        this.watchdogThread = daemonScheduler("bizlock-watchdog");
         this.scheduler = daemonScheduler("bizlock-scheduler");
-        long tickMillis = Math.max(10, Math.min(100, watchdogLease.toMillis() / 30));
-        this.watchdog = new Watchdog(watchdogThread, tickMillis, this::reportLost, observer);
+        this.watchdog = new Watchdog(watchdogLease, this::reportLost, observer);
     }
 
     public static Builder builder(String instanceId) {
@@ -449,7 +445,6 @@ public final class LockManager implements AutoCloseable {
      */
     @Override
     public void close() {
-        watchdogThread.shutdownNow();
         watchdog.close();
         scheduler.shutdownNow();
         for (LockEngine engine : engines.values()) {

@@ -2,6 +2,7 @@ package io.github.bizlock.internal.lock;
 
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -14,6 +15,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
@@ -21,16 +23,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Renews held grants in batches and reports the ones it cannot keep. Renewing asks the engine to keep a grant alive (a
- * LEASE row's lease is extended; a ROW or NAMED session is asked whether it still holds the lock, a heartbeat) and, if it
- * did, lets this process count on the grant for another lease.
+ * Renews held grants in batches and reports the ones it cannot keep. Renewing asks the engine to keep a grant alive
+ * (a LEASE row's lease is extended; a ROW or NAMED session is asked whether it still holds the lock, a heartbeat) and,
+ * if it did, lets this process count on the grant for another lease.
  *
- * <p>Every tick (on the manager's watchdog thread, which does nothing else) it renews the grants that are due, together
- * with those due within half an interval, so grants taken at different times fall into shared statements. The
- * statements run on one thread per engine, so a slow database session of one mode delays neither the expiry checks nor
- * another mode's renewals; a tick skips an engine whose previous renewal is still running. A lease that cannot be
- * renewed before its local deadline (the database is unreachable), that the database no longer holds for us (taken
- * over, removed), or a fixed lease that ends while still held, is reported lost.
+ * <p>Every tick (on a thread of its own, which does nothing else, so slow periodic work such as housekeeping never
+ * delays a renewal) it renews the grants that are due, together with those due within half an interval, so grants taken
+ * at different times fall into shared statements. The statements run on one thread per engine, so a slow database
+ * session of one mode delays neither the expiry checks nor another mode's renewals; a tick skips an engine whose
+ * previous renewal is still running. A grant that cannot be renewed before its local deadline (the database is
+ * unreachable), that the database no longer holds for us (taken over, removed), or a fixed lease that ends while still
+ * held, is reported lost.
  */
 final class Watchdog {
 
@@ -40,17 +43,17 @@ final class Watchdog {
 
     private final Set<HeldGrant> watched = ConcurrentHashMap.newKeySet();
     private final Map<LockEngine, Renewer> renewers = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService ticker =
+            Executors.newSingleThreadScheduledExecutor(daemon("bizlock-watchdog"));
     private final BiConsumer<HeldGrant, String> lostHandler;
     private final LockObserver observer;
 
-    Watchdog(
-            ScheduledExecutorService scheduler,
-            long tickMillis,
-            BiConsumer<HeldGrant, String> lostHandler,
-            LockObserver observer) {
+    /** @param lease the watchdog's lease, renewed every third of it */
+    Watchdog(Duration lease, BiConsumer<HeldGrant, String> lostHandler, LockObserver observer) {
         this.lostHandler = lostHandler;
         this.observer = observer;
-        scheduler.scheduleWithFixedDelay(this::tickSafely, tickMillis, tickMillis, TimeUnit.MILLISECONDS);
+        long tickMillis = Math.max(10, Math.min(100, lease.toMillis() / 30));
+        ticker.scheduleWithFixedDelay(this::tickSafely, tickMillis, tickMillis, TimeUnit.MILLISECONDS);
     }
 
     void register(HeldGrant held) {
@@ -102,9 +105,18 @@ final class Watchdog {
         }
     }
 
-    /** Stops the renewal threads. */
+    /** Stops the watchdog's thread and the renewal threads. */
     void close() {
+        ticker.shutdownNow();
         renewers.values().forEach(renewer -> renewer.executor.shutdownNow());
+    }
+
+    private static ThreadFactory daemon(String name) {
+        return runnable -> {
+            Thread thread = new Thread(runnable, name);
+            thread.setDaemon(true);
+            return thread;
+        };
     }
 
     /** Runs one engine's renewals on a thread of their own, one batch run at a time. */
@@ -116,12 +128,8 @@ final class Watchdog {
 
         Renewer(LockEngine engine) {
             this.engine = engine;
-            this.executor = Executors.newSingleThreadExecutor(runnable -> {
-                Thread thread = new Thread(
-                        runnable, "bizlock-renew-" + engine.mode().name().toLowerCase(Locale.ROOT));
-                thread.setDaemon(true);
-                return thread;
-            });
+            this.executor = Executors.newSingleThreadExecutor(
+                    daemon("bizlock-renew-" + engine.mode().name().toLowerCase(Locale.ROOT)));
         }
 
         void submit(List<HeldGrant> candidates) {
