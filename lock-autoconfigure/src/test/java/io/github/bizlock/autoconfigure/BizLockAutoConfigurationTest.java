@@ -21,6 +21,7 @@ import io.github.bizlock.test.TestDatabases;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -146,6 +147,24 @@ class BizLockAutoConfigurationTest {
     void doesNotScheduleHousekeepingWhenDisabled() {
         runner.withPropertyValues("bizlock.table-name=lock_no_housekeeping", "bizlock.housekeeping.enabled=false")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LeaseHousekeeper.class));
+    }
+
+    @Test
+    void stopsHousekeepingWhenTheContextCloses() throws InterruptedException {
+        runner.withPropertyValues("bizlock.table-name=lock_housekeeping_stops")
+                .run(context -> assertThat(housekeepingThreadAlive()).isTrue());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (housekeepingThreadAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(housekeepingThreadAlive())
+                .as("the housekeeping thread ends with the context")
+                .isFalse();
+    }
+
+    private static boolean housekeepingThreadAlive() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(thread -> thread.getName().equals("bizlock-housekeeping"));
     }
 
     @Test

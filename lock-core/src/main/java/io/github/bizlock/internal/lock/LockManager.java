@@ -20,8 +20,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -56,7 +54,6 @@ public final class LockManager implements AutoCloseable {
     private final Duration watchdogLease;
     private final boolean fair;
     private final int localHandoffs;
-    private final ScheduledExecutorService scheduler;
     private final Watchdog watchdog;
     private final Map<Gate.Id, Gate> gates = new ConcurrentHashMap<>();
     private final List<LockLostListener> listeners = new CopyOnWriteArrayList<>();
@@ -69,7 +66,6 @@ public final class LockManager implements AutoCloseable {
         this.fair = builder.fair;
         this.localHandoffs = builder.localHandoffs;
         this.observer = builder.observers.isEmpty() ? LockObserver.NONE : LockObserver.composite(builder.observers);
-        this.scheduler = daemonScheduler("bizlock-scheduler");
         this.watchdog = new Watchdog(watchdogLease, this::reportLost, observer);
     }
 
@@ -88,14 +84,6 @@ public final class LockManager implements AutoCloseable {
 
     public void addListener(LockLostListener listener) {
         listeners.add(Objects.requireNonNull(listener, "listener"));
-    }
-
-    /**
-     * The shared scheduler (one daemon thread) for periodic work such as housekeeping; the watchdog has a thread of
-     * its own.
-     */
-    public ScheduledExecutorService scheduler() {
-        return scheduler;
     }
 
     /** The observer this manager reports acquisitions, releases, renewals and losses to. */
@@ -440,13 +428,12 @@ public final class LockManager implements AutoCloseable {
     }
 
     /**
-     * Stops the scheduler and closes the engines that hold resources: ROW and NAMED close their sessions, so the server
+     * Stops the watchdog and closes the engines that hold resources: ROW and NAMED close their sessions, so the server
      * frees the locks still held through them.
      */
     @Override
     public void close() {
         watchdog.close();
-        scheduler.shutdownNow();
         for (LockEngine engine : engines.values()) {
             if (engine instanceof AutoCloseable closeable) {
                 try {
@@ -488,14 +475,6 @@ public final class LockManager implements AutoCloseable {
 
     private static long remaining(long deadline) {
         return Math.max(0, deadline - System.nanoTime());
-    }
-
-    private static ScheduledExecutorService daemonScheduler(String name) {
-        return Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, name);
-            thread.setDaemon(true);
-            return thread;
-        });
     }
 
     private Gate enter(Gate.Id id) {
