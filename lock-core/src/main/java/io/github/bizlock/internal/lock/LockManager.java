@@ -1,7 +1,6 @@
 package io.github.bizlock.internal.lock;
 
 import io.github.bizlock.LockHandle;
-import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockLostListener;
 import io.github.bizlock.LockLostPolicy;
@@ -10,7 +9,6 @@ import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -19,7 +17,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -56,7 +53,7 @@ public final class LockManager implements AutoCloseable {
     private final int localHandoffs;
     private final Watchdog watchdog;
     private final Map<Gate.Id, Gate> gates = new ConcurrentHashMap<>();
-    private final List<LockLostListener> listeners = new CopyOnWriteArrayList<>();
+    private final LossReporter losses;
     private final LockObserver observer;
 
     private LockManager(Builder builder) {
@@ -66,7 +63,8 @@ public final class LockManager implements AutoCloseable {
         this.fair = builder.fair;
         this.localHandoffs = builder.localHandoffs;
         this.observer = builder.observers.isEmpty() ? LockObserver.NONE : LockObserver.composite(builder.observers);
-        this.watchdog = new Watchdog(watchdogLease, this::reportLost, observer);
+        this.losses = new LossReporter(observer);
+        this.watchdog = new Watchdog(watchdogLease, losses::reportLost, observer);
     }
 
     public static Builder builder(String instanceId) {
@@ -83,7 +81,7 @@ public final class LockManager implements AutoCloseable {
     }
 
     public void addListener(LockLostListener listener) {
-        listeners.add(Objects.requireNonNull(listener, "listener"));
+        losses.addListener(listener);
     }
 
     /** The observer this manager reports acquisitions, releases, renewals and losses to. */
@@ -196,7 +194,7 @@ public final class LockManager implements AutoCloseable {
                 HeldGrant held = Objects.requireNonNull(gate.heldGrant);
                 Hold hold = Objects.requireNonNull(held.hold());
                 if (!held.isValid()) {
-                    throw new LockLostException(event(hold, reasonOf(held)));
+                    throw losses.lostException(hold);
                 }
                 gate.local.lock();
                 gate.holds++;
@@ -293,7 +291,7 @@ public final class LockManager implements AutoCloseable {
             return;
         }
         boolean stillHeld = held.isValid();
-        @Nullable String lostReason = stillHeld ? null : reasonOf(held);
+        @Nullable String lostReason = stillHeld ? null : LossReporter.reasonOf(held);
         try {
             // Even a lease we think is lost is released: the release only matches our owner and token, so it frees
             // the row if nobody took it yet and never touches a later holder's.
@@ -311,11 +309,11 @@ public final class LockManager implements AutoCloseable {
             gate.local.unlock();
             observer.released(held.grant().key(), held.engine().mode(), System.nanoTime() - hold.acquiredNanos);
             if (firstReport) {
-                notifyLost(hold, Objects.requireNonNull(lostReason));
+                losses.notifyLost(hold, Objects.requireNonNull(lostReason));
             }
         }
         if (!stillHeld) {
-            throw new LockLostException(event(hold, reasonOf(held)));
+            throw losses.lostException(hold);
         }
     }
 
@@ -397,7 +395,7 @@ public final class LockManager implements AutoCloseable {
                         + " token was asked for; ROW and NAMED issue tokens on demand, so ask while holding the lock");
             }
             if (held.hold() != hold || !held.isValid()) {
-                throw new LockLostException(event(hold, reasonOf(held)));
+                throw losses.lostException(hold);
             }
             token = held.takeReservedToken();
             if (token == 0) {
@@ -497,54 +495,6 @@ public final class LockManager implements AutoCloseable {
             gate.heldGrant = null;
             releaseHandedOver(handedOver);
         }
-    }
-
-    private void reportLost(HeldGrant held, String reason) {
-        Hold hold = held.markLostByWatchdog(reason);
-        if (hold != null) {
-            notifyLost(hold, reason);
-        }
-    }
-
-    private void notifyLost(Hold hold, String reason) {
-        HeldGrant held = hold.heldGrant;
-        LockLostEvent event = event(hold, reason);
-        log.warn(
-                "bizlock lost lock {} ({}, fencing token {}) held by thread {}: {}",
-                held.grant().key(),
-                event.mode(),
-                event.fencingToken(),
-                event.holderThread(),
-                reason);
-        if (hold.onLost == LockLostPolicy.INTERRUPT && held.interruptHolderIfStillHolding(hold)) {
-            log.warn("bizlock interrupted thread {}, which held the lost lock {}", event.holderThread(), event.key());
-        }
-        observer.lost(event);
-        for (LockLostListener listener : listeners) {
-            try {
-                listener.onLockLost(event);
-            } catch (RuntimeException ex) {
-                log.error("LockLostListener {} failed", listener, ex);
-            }
-        }
-    }
-
-    private static String reasonOf(HeldGrant held) {
-        String reason = held.lostReason();
-        return reason != null ? reason : held.expiryReason();
-    }
-
-    private LockLostEvent event(Hold hold, String reason) {
-        Grant grant = hold.heldGrant.grant();
-        return new LockLostEvent(
-                grant.key().name(),
-                grant.key().key(),
-                hold.heldGrant.engine().mode(),
-                hold.token(),
-                grant.owner(),
-                hold.thread.getName(),
-                reason,
-                Instant.now());
     }
 
     /** Builds a {@link LockManager}. */
