@@ -38,20 +38,14 @@ public final class LockManager implements AutoCloseable {
     /** How often one database grant may pass from thread to thread of this process before it is released. */
     public static final int DEFAULT_LOCAL_HANDOFFS = 16;
 
-    /**
-     * How long after its acquisition a database grant may still pass from thread to thread. Hand-offs pay off for short
-     * holds; with long ones they would only keep other processes waiting for many holds in a row.
-     */
-    static final long HANDOFF_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-
     private static final Logger log = LoggerFactory.getLogger(LockManager.class);
 
     private final String instanceId;
     private final Map<LockMode, LockEngine> engines;
     private final Duration watchdogLease;
     private final boolean fair;
-    private final int localHandoffs;
     private final Watchdog watchdog;
+    private final HandOff handOff;
     private final Map<Gate.Id, Gate> gates = new ConcurrentHashMap<>();
     private final LossReporter losses;
     private final LockObserver observer;
@@ -61,10 +55,10 @@ public final class LockManager implements AutoCloseable {
         this.engines = Map.copyOf(builder.engines);
         this.watchdogLease = builder.watchdogLease;
         this.fair = builder.fair;
-        this.localHandoffs = builder.localHandoffs;
         this.observer = builder.observers.isEmpty() ? LockObserver.NONE : LockObserver.composite(builder.observers);
         this.losses = new LossReporter(observer);
         this.watchdog = new Watchdog(watchdogLease, losses::reportLost, observer);
+        this.handOff = new HandOff(builder.localHandoffs, watchdog);
     }
 
     public static Builder builder(String instanceId) {
@@ -224,9 +218,9 @@ public final class LockManager implements AutoCloseable {
                     }
                     // A fixed lease was asked for, or the grant ended while handed over: release it, take a new one.
                     gate.heldGrant = null;
-                    releaseHandedOver(handedOver);
+                    handOff.releaseHandedOver(handedOver);
                 }
-                int tokens = tokensToReserve(gate.users - 1, 0);
+                int tokens = handOff.tokensToReserve(gate.users - 1, 0);
                 Grant grant = engine.acquire(key, renewed ? watchdogLease : fixedLease, tokens, deadline);
                 if (grant == null) {
                     gate.local.unlock();
@@ -280,7 +274,7 @@ public final class LockManager implements AutoCloseable {
             return;
         }
         HeldGrant held = hold.heldGrant;
-        if (mayHandOver(gate, held)) {
+        if (handOff.mayHandOver(gate, held)) {
             // Another thread of this process waits: it takes the grant from here, without a round trip.
             held.handOver();
             // Leave before unlocking, so the next holder counts only the threads that still wait.
@@ -295,7 +289,7 @@ public final class LockManager implements AutoCloseable {
         try {
             // Even a lease we think is lost is released: the release only matches our owner and token, so it frees
             // the row if nobody took it yet and never touches a later holder's.
-            boolean released = releaseGrant(held);
+            boolean released = handOff.releaseGrant(held);
             if (stillHeld && !released) {
                 stillHeld = false;
                 lostReason = "the database no longer held it for this owner at unlock (taken over after the lease"
@@ -315,62 +309,6 @@ public final class LockManager implements AutoCloseable {
         if (!stillHeld) {
             throw losses.lostException(hold);
         }
-    }
-
-    /**
-     * Whether an ending hold passes its grant to a thread of this process that waits for it, instead of releasing it:
-     * only a grant that is still valid and renewed by the watchdog (a fixed lease is counted from its own acquisition),
-     * at most {@code localHandoffs} times and within {@link #HANDOFF_WINDOW_NANOS} of its acquisition, so other
-     * processes get their turn, and only with a fencing token for the next hold at hand (reserved with the grant, or
-     * issued on demand by the engine).
-     */
-    private boolean mayHandOver(Gate gate, HeldGrant held) {
-        return gate.users > 1
-                && held.handoffs() < localHandoffs
-                && System.nanoTime() - held.grant().sentNanos() < HANDOFF_WINDOW_NANOS
-                && held.renewedByWatchdog()
-                && held.isValid()
-                && (held.tokensOnDemand() || held.hasReservedToken());
-    }
-
-    /** Releases a grant no thread of this process took over. Nobody held it meanwhile, so a loss is not reported. */
-    private void releaseHandedOver(HeldGrant held) {
-        // The last waiter may leave because it was interrupted; a pool refuses an interrupted thread a connection.
-        boolean interrupted = Thread.interrupted();
-        try {
-            releaseGrant(held);
-        } catch (RuntimeException ex) {
-            log.warn(
-                    "bizlock could not release lock {} after its last local holder; it frees when its lease or"
-                            + " session ends",
-                    held.grant().key(),
-                    ex);
-        } finally {
-            held.markReleased();
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /**
-     * Gives a grant back to the database: from now on only this release decides whether it was lost, and the watchdog
-     * leaves it alone.
-     *
-     * @return whether the database still held it for this grant
-     */
-    private boolean releaseGrant(HeldGrant held) {
-        held.markReleasing();
-        watchdog.unregister(held);
-        return held.engine().release(held.grant());
-    }
-
-    /**
-     * How many fencing tokens a grant handed over {@code handoffs} times reserves: its holder's, and while
-     * {@code otherThreads} wait, one for each hand-off still allowed, so they cost no statement of their own.
-     */
-    private int tokensToReserve(int otherThreads, int handoffs) {
-        return otherThreads > 0 ? 1 + Math.max(0, localHandoffs - handoffs) : 1;
     }
 
     /**
@@ -399,7 +337,7 @@ public final class LockManager implements AutoCloseable {
             }
             token = held.takeReservedToken();
             if (token == 0) {
-                int count = tokensToReserve(waiting(handle.gate), held.handoffs());
+                int count = handOff.tokensToReserve(waiting(handle.gate), held.handoffs());
                 long top = held.engine().issueTokens(held.grant(), count);
                 held.reserved(top, count);
                 token = held.takeReservedToken();
@@ -493,7 +431,7 @@ public final class LockManager implements AutoCloseable {
         if (last[0] && handedOver != null) {
             // Handed over to threads that then gave up waiting: nobody is left to take it.
             gate.heldGrant = null;
-            releaseHandedOver(handedOver);
+            handOff.releaseHandedOver(handedOver);
         }
     }
 
