@@ -38,4 +38,10 @@ final class Gate {
         this.id = id;
         this.local = new ReentrantLock(fair);
     }
+
+    /** Threads that wait: the users but the one holding the grant, if a hold has it. */
+    int waiting() {
+        HeldGrant held = heldGrant;
+        return Math.max(0, users - (held != null && held.hold() != null ? 1 : 0));
+    }
 }

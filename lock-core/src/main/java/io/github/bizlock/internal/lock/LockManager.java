@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -43,10 +42,9 @@ public final class LockManager implements AutoCloseable {
     private final String instanceId;
     private final Map<LockMode, LockEngine> engines;
     private final Duration watchdogLease;
-    private final boolean fair;
     private final Watchdog watchdog;
     private final HandOff handOff;
-    private final Map<Gate.Id, Gate> gates = new ConcurrentHashMap<>();
+    private final Gates gates;
     private final LossReporter losses;
     private final LockObserver observer;
 
@@ -54,11 +52,11 @@ public final class LockManager implements AutoCloseable {
         this.instanceId = builder.instanceId;
         this.engines = Map.copyOf(builder.engines);
         this.watchdogLease = builder.watchdogLease;
-        this.fair = builder.fair;
         this.observer = builder.observers.isEmpty() ? LockObserver.NONE : LockObserver.composite(builder.observers);
         this.losses = new LossReporter(observer);
         this.watchdog = new Watchdog(watchdogLease, losses::reportLost, observer);
         this.handOff = new HandOff(builder.localHandoffs, watchdog);
+        this.gates = new Gates(builder.fair, handOff);
     }
 
     public static Builder builder(String instanceId) {
@@ -85,7 +83,7 @@ public final class LockManager implements AutoCloseable {
 
     /** Threads of this process that wait for a lock another thread or process holds. */
     public int waitingCount() {
-        return gates.values().stream().mapToInt(LockManager::waiting).sum();
+        return gates.waitingCount();
     }
 
     /** Locks the watchdog renews whose renewal is overdue: renewals have been failing for half a lease. */
@@ -95,37 +93,7 @@ public final class LockManager implements AutoCloseable {
 
     /** The locks this process holds or waits for now, longest held first; a read-only snapshot. */
     public List<LockSnapshot> locks() {
-        long now = System.nanoTime();
-        List<LockSnapshot> locks = new ArrayList<>();
-        for (Gate gate : gates.values()) {
-            HeldGrant held = gate.heldGrant;
-            Hold hold = held != null ? held.hold() : null;
-            int waiting = waiting(gate);
-            if (held == null || hold == null) {
-                if (waiting > 0) {
-                    locks.add(new LockSnapshot(
-                            gate.id.key(), gate.id.mode(), null, 0, Duration.ZERO, false, false, null, waiting));
-                }
-                continue;
-            }
-            locks.add(new LockSnapshot(
-                    gate.id.key(),
-                    gate.id.mode(),
-                    hold.thread.getName(),
-                    hold.token(),
-                    Duration.ofNanos(Math.max(0, now - hold.acquiredNanos)),
-                    held.renewedByWatchdog(),
-                    !held.isValid(),
-                    hold.onLost,
-                    waiting));
-        }
-        locks.sort(java.util.Comparator.comparing(LockSnapshot::heldFor).reversed());
-        return locks;
-    }
-
-    private static int waiting(Gate gate) {
-        HeldGrant held = gate.heldGrant;
-        return Math.max(0, gate.users - (held != null && held.hold() != null ? 1 : 0));
+        return gates.snapshots();
     }
 
     /**
@@ -181,7 +149,7 @@ public final class LockManager implements AutoCloseable {
             LockLostPolicy onLost)
             throws InterruptedException {
         long deadline = deadline(wait);
-        Gate gate = enter(new Gate.Id(mode, key));
+        Gate gate = gates.enter(new Gate.Id(mode, key));
         boolean entered = false;
         try {
             if (gate.local.isHeldByCurrentThread()) {
@@ -251,7 +219,7 @@ public final class LockManager implements AutoCloseable {
             }
         } finally {
             if (!entered) {
-                leave(gate);
+                gates.leave(gate);
             }
         }
     }
@@ -270,7 +238,7 @@ public final class LockManager implements AutoCloseable {
         handle.unlocked = true;
         if (--gate.holds > 0) {
             gate.local.unlock();
-            leave(gate);
+            gates.leave(gate);
             return;
         }
         HeldGrant held = hold.heldGrant;
@@ -278,7 +246,7 @@ public final class LockManager implements AutoCloseable {
             // Another thread of this process waits: it takes the grant from here, without a round trip.
             held.handOver();
             // Leave before unlocking, so the next holder counts only the threads that still wait.
-            leave(gate);
+            gates.leave(gate);
             gate.local.unlock();
             observer.released(held.grant().key(), held.engine().mode(), System.nanoTime() - hold.acquiredNanos);
             observer.handedOver(held.grant().key(), held.engine().mode());
@@ -299,7 +267,7 @@ public final class LockManager implements AutoCloseable {
             boolean firstReport = !stillHeld && held.markLost(Objects.requireNonNull(lostReason));
             held.markReleased();
             gate.heldGrant = null;
-            leave(gate);
+            gates.leave(gate);
             gate.local.unlock();
             observer.released(held.grant().key(), held.engine().mode(), System.nanoTime() - hold.acquiredNanos);
             if (firstReport) {
@@ -337,7 +305,7 @@ public final class LockManager implements AutoCloseable {
             }
             token = held.takeReservedToken();
             if (token == 0) {
-                int count = handOff.tokensToReserve(waiting(handle.gate), held.handoffs());
+                int count = handOff.tokensToReserve(handle.gate.waiting(), held.handoffs());
                 long top = held.engine().issueTokens(held.grant(), count);
                 held.reserved(top, count);
                 token = held.takeReservedToken();
@@ -349,13 +317,12 @@ public final class LockManager implements AutoCloseable {
 
     /** Locks held by this process, counting a reentrant hold once. */
     public int heldCount() {
-        return (int)
-                gates.values().stream().filter(gate -> gate.heldGrant != null).count();
+        return gates.heldCount();
     }
 
     /** Threads of this process that hold or wait for a lock. */
     public int activeThreadCount() {
-        return gates.values().stream().mapToInt(gate -> gate.users).sum();
+        return gates.activeThreadCount();
     }
 
     /** Locks the watchdog keeps renewing. */
@@ -411,28 +378,6 @@ public final class LockManager implements AutoCloseable {
 
     private static long remaining(long deadline) {
         return Math.max(0, deadline - System.nanoTime());
-    }
-
-    private Gate enter(Gate.Id id) {
-        return gates.compute(id, (key, gate) -> {
-            Gate entered = gate != null ? gate : new Gate(key, fair);
-            entered.users++;
-            return entered;
-        });
-    }
-
-    private void leave(Gate gate) {
-        boolean[] last = new boolean[1];
-        gates.computeIfPresent(gate.id, (key, current) -> {
-            last[0] = --current.users == 0;
-            return last[0] ? null : current;
-        });
-        HeldGrant handedOver = gate.heldGrant;
-        if (last[0] && handedOver != null) {
-            // Handed over to threads that then gave up waiting: nobody is left to take it.
-            gate.heldGrant = null;
-            handOff.releaseHandedOver(handedOver);
-        }
     }
 
     /** Builds a {@link LockManager}. */
