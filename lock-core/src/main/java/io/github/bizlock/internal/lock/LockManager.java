@@ -45,6 +45,7 @@ public final class LockManager implements AutoCloseable {
     private final Watchdog watchdog;
     private final HandOff handOff;
     private final Gates gates;
+    private final FencingTokens fencingTokens;
     private final LossReporter losses;
     private final LockObserver observer;
 
@@ -57,6 +58,7 @@ public final class LockManager implements AutoCloseable {
         this.watchdog = new Watchdog(watchdogLease, losses::reportLost, observer);
         this.handOff = new HandOff(builder.localHandoffs, watchdog);
         this.gates = new Gates(builder.fair, handOff);
+        this.fencingTokens = new FencingTokens(handOff, losses);
     }
 
     public static Builder builder(String instanceId) {
@@ -279,40 +281,8 @@ public final class LockManager implements AutoCloseable {
         }
     }
 
-    /**
-     * The fencing token of a hold: the one it took with the grant, or one issued now, while the hold still has the
-     * lock, by an engine that issues tokens on demand. Issued while held, it is above the token of every earlier hold
-     * and below that of every later one.
-     */
     long fencingToken(DefaultLockHandle handle) {
-        Hold hold = handle.hold;
-        long token = hold.token();
-        if (token != 0) {
-            return token;
-        }
-        HeldGrant held = hold.heldGrant;
-        synchronized (held.tokenLock) {
-            token = hold.token();
-            if (token != 0) {
-                return token;
-            }
-            if (handle.unlocked) {
-                throw new IllegalStateException("Lock " + handle.gate.id.key() + " was unlocked before its fencing"
-                        + " token was asked for; ROW and NAMED issue tokens on demand, so ask while holding the lock");
-            }
-            if (held.hold() != hold || !held.isValid()) {
-                throw losses.lostException(hold);
-            }
-            token = held.takeReservedToken();
-            if (token == 0) {
-                int count = handOff.tokensToReserve(handle.gate.waiting(), held.handoffs());
-                long top = held.engine().issueTokens(held.grant(), count);
-                held.reserved(top, count);
-                token = held.takeReservedToken();
-            }
-            hold.token(token);
-            return token;
-        }
+        return fencingTokens.fencingToken(handle);
     }
 
     /** Locks held by this process, counting a reentrant hold once. */
