@@ -5,7 +5,6 @@ import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockLostListener;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
-import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import java.time.Duration;
@@ -16,17 +15,19 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Hands out {@link LockHandle}s: the JVM gate in front of the database lock of each mode's {@link LockEngine}, the
- * watchdog, and lock-lost reporting. One per application; thread-safe. Usable without Spring Boot:
+ * Hands out {@link LockHandle}s for the locks of each mode's {@link LockEngine}: the face of this package, which checks
+ * each request, passes it on, and reports what the process holds; the package description names the parts and the
+ * lifecycle they share. One per application; thread-safe. Usable without Spring Boot:
  *
  * <pre>{@code
- * LockManager locks = LockManager.builder(instanceId).engine(new LeaseLockEngine(dao, instanceId)).build();
+ * LockManager locks = LockManager.builder(instanceId)
+ *         .engine(new LeaseLockEngine(dao, instanceId, Backoff.DEFAULT))
+ *         .build();
  * }</pre>
  */
 public final class LockManager implements AutoCloseable {
@@ -41,24 +42,22 @@ public final class LockManager implements AutoCloseable {
 
     private final String instanceId;
     private final Map<LockMode, LockEngine> engines;
-    private final Duration watchdogLease;
-    private final Watchdog watchdog;
-    private final HandOff handOff;
-    private final Gates gates;
-    private final FencingTokens fencingTokens;
-    private final LossReporter losses;
     private final LockObserver observer;
+    private final LossReporter losses;
+    private final Watchdog watchdog;
+    private final Gates gates;
+    private final Holds holds;
 
     private LockManager(Builder builder) {
         this.instanceId = builder.instanceId;
         this.engines = Map.copyOf(builder.engines);
-        this.watchdogLease = builder.watchdogLease;
         this.observer = builder.observers.isEmpty() ? LockObserver.NONE : LockObserver.composite(builder.observers);
         this.losses = new LossReporter(observer);
-        this.watchdog = new Watchdog(watchdogLease, losses::reportLost, observer);
-        this.handOff = new HandOff(builder.localHandoffs, watchdog);
+        this.watchdog = new Watchdog(builder.watchdogLease, losses::reportLost, observer);
+        HandOff handOff = new HandOff(builder.localHandoffs, watchdog);
         this.gates = new Gates(builder.fair, handOff);
-        this.fencingTokens = new FencingTokens(handOff, losses);
+        FencingTokens fencingTokens = new FencingTokens(handOff, losses);
+        this.holds = new Holds(builder.watchdogLease, gates, handOff, fencingTokens, losses, watchdog, observer);
     }
 
     public static Builder builder(String instanceId) {
@@ -134,155 +133,12 @@ public final class LockManager implements AutoCloseable {
         long started = System.nanoTime();
         LockObserver.Outcome outcome = LockObserver.Outcome.FAILED;
         try {
-            Optional<LockHandle> handle = acquire(key, mode, engine, wait, lease, onLost);
+            Optional<LockHandle> handle = holds.acquire(key, mode, engine, wait, lease, onLost);
             outcome = handle.isPresent() ? LockObserver.Outcome.ACQUIRED : LockObserver.Outcome.TIMED_OUT;
             return handle;
         } finally {
             acquisition.finished(outcome, System.nanoTime() - started);
         }
-    }
-
-    private Optional<LockHandle> acquire(
-            LockKey key,
-            LockMode mode,
-            LockEngine engine,
-            Duration wait,
-            @Nullable Duration lease,
-            LockLostPolicy onLost)
-            throws InterruptedException {
-        long deadline = deadline(wait);
-        Gate gate = gates.enter(new Gate.Id(mode, key));
-        boolean entered = false;
-        try {
-            if (gate.local.isHeldByCurrentThread()) {
-                HeldGrant held = Objects.requireNonNull(gate.heldGrant);
-                Hold hold = Objects.requireNonNull(held.hold());
-                if (!held.isValid()) {
-                    throw losses.lostException(hold);
-                }
-                gate.local.lock();
-                gate.holds++;
-                entered = true;
-                return Optional.of(new DefaultLockHandle(this, gate, hold));
-            }
-            boolean locallyFree = wait.isZero()
-                    ? gate.local.tryLock()
-                    : gate.local.tryLock(remaining(deadline), TimeUnit.NANOSECONDS);
-            if (!locallyFree) {
-                return Optional.empty();
-            }
-            try {
-                @Nullable Duration fixedLease = engine.fixedLease(lease);
-                boolean renewed = fixedLease == null;
-                HeldGrant handedOver = gate.heldGrant;
-                if (handedOver != null) {
-                    if (Thread.interrupted()) {
-                        // The grant stays for the next waiter; if none is left, the last to leave releases it.
-                        throw new InterruptedException("Interrupted while acquiring " + key);
-                    }
-                    Hold hold = renewed ? handedOver.takeOver(Thread.currentThread(), onLost) : null;
-                    if (hold != null) {
-                        gate.holds = 1;
-                        entered = true;
-                        return Optional.of(new DefaultLockHandle(this, gate, hold));
-                    }
-                    // A fixed lease was asked for, or the grant ended while handed over: release it, take a new one.
-                    gate.heldGrant = null;
-                    handOff.releaseHandedOver(handedOver);
-                }
-                int tokens = handOff.tokensToReserve(gate.users - 1, 0);
-                Grant grant = engine.acquire(key, renewed ? watchdogLease : fixedLease, tokens, deadline);
-                if (grant == null) {
-                    gate.local.unlock();
-                    return Optional.empty();
-                }
-                HeldGrant held = new HeldGrant(grant, engine, renewed);
-                Hold hold = held.begin(Thread.currentThread(), onLost);
-                if (Thread.interrupted()) {
-                    // Interrupted while the database granted it: give it back, so an interrupted wait holds nothing.
-                    try {
-                        engine.release(grant);
-                    } catch (RuntimeException ex) {
-                        Thread.currentThread().interrupt(); // the caller must still see the interrupt
-                        throw ex;
-                    }
-                    throw new InterruptedException("Interrupted while acquiring " + key);
-                }
-                gate.heldGrant = held;
-                gate.holds = 1;
-                // Fixed leases too: the watchdog reports them lost when they end while still held.
-                watchdog.register(held);
-                entered = true;
-                return Optional.of(new DefaultLockHandle(this, gate, hold));
-            } catch (InterruptedException | RuntimeException | Error ex) {
-                // Interrupted in the engine's wait, or failed: the local lock must not stay with this thread.
-                gate.local.unlock();
-                throw ex;
-            }
-        } finally {
-            if (!entered) {
-                gates.leave(gate);
-            }
-        }
-    }
-
-    void unlock(DefaultLockHandle handle) {
-        Gate gate = handle.gate;
-        if (handle.unlocked) {
-            throw new IllegalMonitorStateException(
-                    "Lock " + gate.id.key() + " was already unlocked through this handle");
-        }
-        Hold hold = handle.hold;
-        if (!gate.local.isHeldByCurrentThread()) {
-            throw new IllegalMonitorStateException("Lock " + gate.id.key() + " is held by thread "
-                    + hold.thread.getName() + "; only the thread that acquired a lock may unlock it");
-        }
-        handle.unlocked = true;
-        if (--gate.holds > 0) {
-            gate.local.unlock();
-            gates.leave(gate);
-            return;
-        }
-        HeldGrant held = hold.heldGrant;
-        if (handOff.mayHandOver(gate, held)) {
-            // Another thread of this process waits: it takes the grant from here, without a round trip.
-            held.handOver();
-            // Leave before unlocking, so the next holder counts only the threads that still wait.
-            gates.leave(gate);
-            gate.local.unlock();
-            observer.released(held.grant().key(), held.engine().mode(), System.nanoTime() - hold.acquiredNanos);
-            observer.handedOver(held.grant().key(), held.engine().mode());
-            return;
-        }
-        boolean stillHeld = held.isValid();
-        @Nullable String lostReason = stillHeld ? null : LossReporter.reasonOf(held);
-        try {
-            // Even a lease we think is lost is released: the release only matches our owner and token, so it frees
-            // the row if nobody took it yet and never touches a later holder's.
-            boolean released = handOff.releaseGrant(held);
-            if (stillHeld && !released) {
-                stillHeld = false;
-                lostReason = "the database no longer held it for this owner at unlock (taken over after the lease"
-                        + " ended, or removed)";
-            }
-        } finally {
-            boolean firstReport = !stillHeld && held.markLost(Objects.requireNonNull(lostReason));
-            held.markReleased();
-            gate.heldGrant = null;
-            gates.leave(gate);
-            gate.local.unlock();
-            observer.released(held.grant().key(), held.engine().mode(), System.nanoTime() - hold.acquiredNanos);
-            if (firstReport) {
-                losses.notifyLost(hold, Objects.requireNonNull(lostReason));
-            }
-        }
-        if (!stillHeld) {
-            throw losses.lostException(hold);
-        }
-    }
-
-    long fencingToken(DefaultLockHandle handle) {
-        return fencingTokens.fencingToken(handle);
     }
 
     /** Locks held by this process, counting a reentrant hold once. */
@@ -339,17 +195,6 @@ public final class LockManager implements AutoCloseable {
         }
     }
 
-    private static long deadline(Duration wait) {
-        long now = System.nanoTime();
-        // Saturate: a wait of years means "until acquired".
-        long waitNanos = wait.compareTo(Duration.ofDays(365 * 100)) > 0 ? Long.MAX_VALUE / 2 : wait.toNanos();
-        return now + waitNanos;
-    }
-
-    private static long remaining(long deadline) {
-        return Math.max(0, deadline - System.nanoTime());
-    }
-
     /** Builds a {@link LockManager}. */
     public static final class Builder {
 
@@ -388,7 +233,8 @@ public final class LockManager implements AutoCloseable {
         /**
          * How often one database grant may pass directly from a thread of this process to another that waits for the
          * same lock, before it is released for other processes (default {@value #DEFAULT_LOCAL_HANDOFFS}; 0 releases
-         * every time). Hand-offs also stop 100 ms after the database lock was taken. A hand-off costs no round trip; each hold still gets a fencing token above the one before.
+         * every time). Hand-offs also stop 100 ms after the database lock was taken. A hand-off costs no round trip;
+         * each hold still gets a fencing token above the one before.
          */
         public Builder localHandoffs(int localHandoffs) {
             if (localHandoffs < 0) {
