@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * holds it talks to the database. Reentry is a local hold count, so it costs no round trip; a local release wakes
  * the next local waiter without polling.
  *
- * <p>{@link #users} counts the threads that hold or wait; the gate is removed from the registry when it drops to zero,
+ * <p>{@link #users} counts the threads that hold or wait; the gate is removed from {@link Gates} when it drops to zero,
  * so the registry never keeps keys nobody uses and never drops a held one. A holder that unlocks while others wait may
  * leave the database grant in the gate for the next of them; if all of them give up instead, the last to leave
  * releases it.
