@@ -4,8 +4,8 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.LockRow;
-import io.github.bizlock.internal.lock.LocalLock;
 import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.internal.lock.LockSnapshot;
 import java.security.Principal;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -202,7 +202,7 @@ public final class BizLocksEndpoint {
             @Nullable String onLost,
             int waiting) {
 
-        static InstanceLock of(LocalLock lock) {
+        static InstanceLock of(LockSnapshot lock) {
             return new InstanceLock(
                     lock.key().name(),
                     lock.key().key(),

@@ -153,6 +153,24 @@ class BizLockAutoConfigurationTest {
     }
 
     @Test
+    void stopsHousekeepingWhenTheContextCloses() throws InterruptedException {
+        runner.withPropertyValues("bizlock.table-name=lock_housekeeping_stops")
+                .run(context -> assertThat(housekeepingThreadAlive()).isTrue());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (housekeepingThreadAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(housekeepingThreadAlive())
+                .as("the housekeeping thread ends with the context")
+                .isFalse();
+    }
+
+    private static boolean housekeepingThreadAlive() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(thread -> thread.getName().equals("bizlock-housekeeping"));
+    }
+
+    @Test
     void withMigrationOffFailsAtStartWithTheDdlWhenTheTableIsMissing() {
         runner.withPropertyValues("bizlock.table-name=lock_missing", "bizlock.migration.enabled=false")
                 .run(context -> {

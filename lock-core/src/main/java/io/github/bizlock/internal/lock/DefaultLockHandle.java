@@ -6,13 +6,15 @@ import io.github.bizlock.LockMode;
 /** One acquisition: the gate it holds and the hold it shares with the other handles of the same (reentrant) hold. */
 final class DefaultLockHandle implements LockHandle {
 
-    private final LockManager manager;
-    final KeyGate gate;
+    private final Holds holds;
+    private final FencingTokens fencingTokens;
+    final Gate gate;
     final Hold hold;
     volatile boolean unlocked;
 
-    DefaultLockHandle(LockManager manager, KeyGate gate, Hold hold) {
-        this.manager = manager;
+    DefaultLockHandle(Holds holds, FencingTokens fencingTokens, Gate gate, Hold hold) {
+        this.holds = holds;
+        this.fencingTokens = fencingTokens;
         this.gate = gate;
         this.hold = hold;
     }
@@ -34,17 +36,17 @@ final class DefaultLockHandle implements LockHandle {
 
     @Override
     public long fencingToken() {
-        return manager.fencingToken(this);
+        return fencingTokens.fencingToken(this);
     }
 
     @Override
     public boolean isHeld() {
-        return !unlocked && hold.lease.hold() == hold && hold.lease.isValid();
+        return !unlocked && hold.heldGrant.hold() == hold && hold.heldGrant.isValid();
     }
 
     @Override
     public void unlock() {
-        manager.unlock(this);
+        holds.unlock(this);
     }
 
     @Override

@@ -3,22 +3,22 @@ package io.github.bizlock.internal.lock;
 import io.github.bizlock.LockLostPolicy;
 
 /**
- * One thread's hold of a database grant, from its first acquisition to its last unlock (reentrant handles share it).
- * A grant outlives its holds when the lock is handed to another thread of this process; each hold has its own fencing
- * token, issued when it takes the grant or, for engines that issue tokens on demand, when it first asks for one.
+ * One thread's turn with a {@link HeldGrant}, from its first acquisition to its last unlock (reentrant handles share
+ * it). A grant outlives its holds when the lock is handed to another thread of this process; each hold has its own
+ * fencing token, taken with the grant or, for grants that came without tokens, issued when the hold first asks.
  */
 final class Hold {
 
-    final HeldLease lease;
+    final HeldGrant heldGrant;
     final Thread thread;
     final LockLostPolicy onLost;
     final long acquiredNanos = System.nanoTime();
 
-    /** 0 until issued; written under the lease's token lock. */
+    /** 0 until issued; written under the held grant's token lock. */
     private volatile long token;
 
-    Hold(HeldLease lease, Thread thread, LockLostPolicy onLost) {
-        this.lease = lease;
+    Hold(HeldGrant heldGrant, Thread thread, LockLostPolicy onLost) {
+        this.heldGrant = heldGrant;
         this.thread = thread;
         this.onLost = onLost;
     }

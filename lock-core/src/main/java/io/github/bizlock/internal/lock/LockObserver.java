@@ -60,10 +60,10 @@ public interface LockObserver {
      */
     default void handedOver(LockKey key, LockMode mode) {}
 
-    /** The watchdog renewed {@code count} leases (or session heartbeats) of one mode. */
+    /** The watchdog renewed {@code count} grants of one mode: extended their leases, or heard from their sessions. */
     default void renewed(LockMode mode, int count) {}
 
-    /** The watchdog could not renew {@code count} leases of one mode (the database did not answer); it retries. */
+    /** The watchdog could not renew {@code count} grants of one mode (the database did not answer); it retries. */
     default void renewalFailed(LockMode mode, int count) {}
 
     /** A held lock was lost; reported once per acquisition. */

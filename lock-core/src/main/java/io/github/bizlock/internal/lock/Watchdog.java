@@ -2,6 +2,7 @@ package io.github.bizlock.internal.lock;
 
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -14,6 +15,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
@@ -21,14 +23,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Renews the leases of held locks in batches and reports the ones it cannot keep.
+ * Renews held grants in batches and reports the ones it cannot keep. Renewing asks the engine to keep a grant alive
+ * (a LEASE row's lease is extended; a ROW or NAMED session is asked whether it still holds the lock, a heartbeat) and,
+ * if it did, lets this process count on the grant for another lease.
  *
- * <p>Every tick (on the manager's watchdog thread, which does nothing else) it renews the leases that are due, together
- * with those due within half an interval, so leases taken at different times fall into shared statements. The
- * statements run on one thread per engine, so a slow database session of one mode delays neither the expiry checks nor
- * another mode's renewals; a tick skips an engine whose previous renewal is still running. A lease that cannot be
- * renewed before its local deadline (the database is unreachable), that the database no longer holds for us (taken
- * over, removed), or a fixed lease that ends while still held, is reported lost.
+ * <p>Every tick (on a thread of its own, which does nothing else, so slow periodic work such as housekeeping never
+ * delays a renewal) it renews the grants that are due, together with those due within half an interval, so grants taken
+ * at different times fall into shared statements. The statements run on one thread per engine, so a slow database
+ * session of one mode delays neither the expiry checks nor another mode's renewals; a tick skips an engine whose
+ * previous renewal is still running. A grant that cannot be renewed before its local deadline (the database is
+ * unreachable), that the database no longer holds for us (taken over, removed), or a fixed lease that ends while still
+ * held, is reported lost.
  */
 final class Watchdog {
 
@@ -36,39 +41,39 @@ final class Watchdog {
 
     private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
 
-    private final Set<HeldLease> leases = ConcurrentHashMap.newKeySet();
+    private final Set<HeldGrant> watched = ConcurrentHashMap.newKeySet();
     private final Map<LockEngine, Renewer> renewers = new ConcurrentHashMap<>();
-    private final BiConsumer<HeldLease, String> lostHandler;
+    private final ScheduledExecutorService ticker =
+            Executors.newSingleThreadScheduledExecutor(daemon("bizlock-watchdog"));
+    private final BiConsumer<HeldGrant, String> lostHandler;
     private final LockObserver observer;
 
-    Watchdog(
-            ScheduledExecutorService scheduler,
-            long tickMillis,
-            BiConsumer<HeldLease, String> lostHandler,
-            LockObserver observer) {
+    /** @param lease the watchdog's lease, renewed every third of it */
+    Watchdog(Duration lease, BiConsumer<HeldGrant, String> lostHandler, LockObserver observer) {
         this.lostHandler = lostHandler;
         this.observer = observer;
-        scheduler.scheduleWithFixedDelay(this::tickSafely, tickMillis, tickMillis, TimeUnit.MILLISECONDS);
+        long tickMillis = Math.max(10, Math.min(100, lease.toMillis() / 30));
+        ticker.scheduleWithFixedDelay(this::tickSafely, tickMillis, tickMillis, TimeUnit.MILLISECONDS);
     }
 
-    void register(HeldLease lease) {
-        leases.add(lease);
+    void register(HeldGrant held) {
+        watched.add(held);
     }
 
-    void unregister(HeldLease lease) {
-        leases.remove(lease);
+    void unregister(HeldGrant held) {
+        watched.remove(held);
     }
 
-    /** Leases the watchdog renews (fixed leases are only watched for their end). */
+    /** Grants the watchdog renews (fixed leases are only watched for their end). */
     int size() {
-        return (int) leases.stream().filter(HeldLease::renewedByWatchdog).count();
+        return (int) watched.stream().filter(HeldGrant::renewedByWatchdog).count();
     }
 
-    /** Leases whose renewal is overdue: renewals have been failing for half a lease. */
+    /** Grants whose renewal is overdue: renewals have been failing for half a lease. */
     int overdueCount() {
         long now = System.nanoTime();
-        return (int) leases.stream()
-                .filter(lease -> lease.renewedByWatchdog() && lease.renewalOverdue(now))
+        return (int) watched.stream()
+                .filter(held -> held.renewedByWatchdog() && held.renewalOverdue(now))
                 .count();
     }
 
@@ -82,16 +87,16 @@ final class Watchdog {
 
     void tick() {
         long now = System.nanoTime();
-        Map<LockEngine, List<HeldLease>> due = new HashMap<>();
+        Map<LockEngine, List<HeldGrant>> due = new HashMap<>();
         Set<LockEngine> anyDue = new HashSet<>();
-        for (HeldLease lease : leases) {
-            if (lease.hasExpired(now)) {
-                lost(lease, lease.expiryReason());
-            } else if (lease.renewedByWatchdog()
-                    && now - lease.nextRenewalNanos() + lease.renewalIntervalNanos() / 2 >= 0) {
-                due.computeIfAbsent(lease.engine(), engine -> new ArrayList<>()).add(lease);
-                if (now - lease.nextRenewalNanos() >= 0) {
-                    anyDue.add(lease.engine());
+        for (HeldGrant held : watched) {
+            if (held.hasExpired(now)) {
+                lost(held, held.expiryReason());
+            } else if (held.renewedByWatchdog()
+                    && now - held.nextRenewalNanos() + held.renewalIntervalNanos() / 2 >= 0) {
+                due.computeIfAbsent(held.engine(), engine -> new ArrayList<>()).add(held);
+                if (now - held.nextRenewalNanos() >= 0) {
+                    anyDue.add(held.engine());
                 }
             }
         }
@@ -100,9 +105,18 @@ final class Watchdog {
         }
     }
 
-    /** Stops the renewal threads. */
+    /** Stops the watchdog's thread and the renewal threads. */
     void close() {
+        ticker.shutdownNow();
         renewers.values().forEach(renewer -> renewer.executor.shutdownNow());
+    }
+
+    private static ThreadFactory daemon(String name) {
+        return runnable -> {
+            Thread thread = new Thread(runnable, name);
+            thread.setDaemon(true);
+            return thread;
+        };
     }
 
     /** Runs one engine's renewals on a thread of their own, one batch run at a time. */
@@ -114,17 +128,13 @@ final class Watchdog {
 
         Renewer(LockEngine engine) {
             this.engine = engine;
-            this.executor = Executors.newSingleThreadExecutor(runnable -> {
-                Thread thread = new Thread(
-                        runnable, "bizlock-renew-" + engine.mode().name().toLowerCase(Locale.ROOT));
-                thread.setDaemon(true);
-                return thread;
-            });
+            this.executor = Executors.newSingleThreadExecutor(
+                    daemon("bizlock-renew-" + engine.mode().name().toLowerCase(Locale.ROOT)));
         }
 
-        void submit(List<HeldLease> candidates) {
+        void submit(List<HeldGrant> candidates) {
             if (!running.compareAndSet(false, true)) {
-                return; // the previous renewal still runs; its leases are checked for expiry meanwhile
+                return; // the previous renewal still runs; its grants are checked for expiry meanwhile
             }
             try {
                 executor.execute(() -> {
@@ -145,35 +155,35 @@ final class Watchdog {
         }
     }
 
-    private void renew(LockEngine engine, List<HeldLease> candidates) {
+    private void renew(LockEngine engine, List<HeldGrant> candidates) {
         for (int from = 0; from < candidates.size(); from += BATCH_SIZE) {
-            List<HeldLease> batch = candidates.subList(from, Math.min(candidates.size(), from + BATCH_SIZE));
-            List<Grant> grants = batch.stream().map(HeldLease::grant).toList();
+            List<HeldGrant> batch = candidates.subList(from, Math.min(candidates.size(), from + BATCH_SIZE));
+            List<Grant> grants = batch.stream().map(HeldGrant::grant).toList();
             long sent = System.nanoTime();
             Set<Grant> gone;
             try {
-                gone = engine.renew(grants);
+                gone = engine.keepAlive(grants);
             } catch (RuntimeException ex) {
                 log.warn(
                         "bizlock could not renew {} lease(s) of {} locks; retrying until their leases end: {}",
                         batch.size(),
                         engine.mode(),
                         ex.toString());
-                for (HeldLease lease : batch) {
-                    lease.retryRenewalAt(sent + Math.min(lease.renewalIntervalNanos() / 3, 1_000_000_000L));
+                for (HeldGrant held : batch) {
+                    held.retryRenewalAt(sent + Math.min(held.renewalIntervalNanos() / 3, 1_000_000_000L));
                 }
                 observer.renewalFailed(engine.mode(), batch.size());
                 continue;
             }
             int renewed = 0;
-            for (HeldLease lease : batch) {
-                if (gone.contains(lease.grant())) {
+            for (HeldGrant held : batch) {
+                if (gone.contains(held.grant())) {
                     lost(
-                            lease,
+                            held,
                             "the database no longer holds it for this owner (taken over after the lease ended,"
                                     + " or removed)");
                 } else {
-                    lease.renewed(sent);
+                    held.renewed(sent);
                     renewed++;
                 }
             }
@@ -183,8 +193,8 @@ final class Watchdog {
         }
     }
 
-    private void lost(HeldLease lease, String reason) {
-        leases.remove(lease);
-        lostHandler.accept(lease, reason);
+    private void lost(HeldGrant held, String reason) {
+        watched.remove(held);
+        lostHandler.accept(held, reason);
     }
 }

@@ -7,6 +7,8 @@ import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.lock.LockManager;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -17,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * lock of its own, without waiting, before each run): lease rows free or expired that long, and the ROW and NAMED
  * modes' token rows and (unheld) lock rows.
  */
-public final class LeaseHousekeeper {
+public final class LeaseHousekeeper implements AutoCloseable {
 
     /** The lock that makes housekeeping run on one instance at a time. */
     public static final LockKey LOCK = new LockKey("bizlock", "housekeeping");
@@ -29,6 +31,11 @@ public final class LeaseHousekeeper {
     private final LockManager locks;
     private final Duration retention;
     private final int batchSize;
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "bizlock-housekeeping");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     public LeaseHousekeeper(BizLockDao dao, LockManager locks, Duration retention, int batchSize) {
         if (retention.isNegative()) {
@@ -72,13 +79,19 @@ public final class LeaseHousekeeper {
         }
     }
 
-    /** Runs {@link #runOnce()} every {@code interval} on the lock manager's scheduler, logging failures. */
+    /** Runs {@link #runOnce()} every {@code interval} on a daemon thread of its own, logging failures. */
     public ScheduledFuture<?> schedule(Duration interval) {
         long millis = interval.toMillis();
         if (millis <= 0) {
             throw new IllegalArgumentException("The housekeeping interval must be positive, was " + interval);
         }
-        return locks.scheduler().scheduleWithFixedDelay(this::runSafely, millis, millis, TimeUnit.MILLISECONDS);
+        return scheduler.scheduleWithFixedDelay(this::runSafely, millis, millis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Stops the scheduled runs; close it before the lock manager it locks with. */
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
     }
 
     private void runSafely() {

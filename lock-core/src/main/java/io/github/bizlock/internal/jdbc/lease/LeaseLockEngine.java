@@ -49,7 +49,7 @@ public final class LeaseLockEngine implements LockEngine {
             long sent = System.nanoTime();
             OptionalLong token = dao.tryAcquire(key, owner, lease, tokens);
             if (token.isPresent()) {
-                return new Grant(key, owner, token.getAsLong(), tokens, lease, sent, null);
+                return new LeaseGrant(key, owner, token.getAsLong(), tokens, lease, sent);
             }
             long remaining = deadlineNanos - System.nanoTime();
             if (remaining <= 0) {
@@ -61,7 +61,7 @@ public final class LeaseLockEngine implements LockEngine {
     }
 
     @Override
-    public Set<Grant> renew(List<Grant> grants) {
+    public Set<Grant> keepAlive(List<Grant> grants) {
         Map<Duration, List<Grant>> byLease = new LinkedHashMap<>();
         for (Grant grant : grants) {
             byLease.computeIfAbsent(grant.lease(), lease -> new ArrayList<>()).add(grant);

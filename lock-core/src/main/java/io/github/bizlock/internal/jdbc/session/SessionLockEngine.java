@@ -75,15 +75,10 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         this.sessions = new SessionPool(sessionDataSource, dialect, maxSessions, MAX_SESSIONS_PROPERTY, setup);
     }
 
+    /** A lock held by a session lasts while the session does: it has no fixed lease, whatever was asked for. */
     @Override
-    public boolean heldBySession() {
-        return true;
-    }
-
-    /** A token costs a statement of its own here, so holders that never ask for one never pay for it. */
-    @Override
-    public boolean issuesTokensOnDemand() {
-        return true;
+    public @Nullable Duration fixedLease(@Nullable Duration requested) {
+        return null;
     }
 
     /** The session pool, for metrics and tests. */
@@ -141,7 +136,7 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
                 switch (lock(session, key, deadlineNanos)) {
                     case ACQUIRED -> {
                         // The session answered just now: the heartbeat lease counts from here. No token yet.
-                        Grant grant = new Grant(key, owner, 0, 0, lease, System.nanoTime(), session);
+                        Grant grant = new SessionGrant(key, owner, lease, System.nanoTime(), session);
                         synchronized (session) {
                             session.holdFor(grant);
                         }
@@ -223,7 +218,7 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
      * @return the grants whose session is gone or no longer holds the lock
      */
     @Override
-    public final Set<Grant> renew(List<Grant> grants) {
+    public final Set<Grant> keepAlive(List<Grant> grants) {
         Set<Grant> gone = new HashSet<>();
         for (Grant grant : grants) {
             Session session = session(grant);
@@ -286,9 +281,9 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
     }
 
     private static Session session(Grant grant) {
-        if (!(grant.resource() instanceof Session session)) {
+        if (!(grant instanceof SessionGrant sessionGrant)) {
             throw new IllegalArgumentException("Grant " + grant + " was not made by a session engine");
         }
-        return session;
+        return sessionGrant.session();
     }
 }

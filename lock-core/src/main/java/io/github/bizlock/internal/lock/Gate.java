@@ -10,12 +10,12 @@ import org.jspecify.annotations.Nullable;
  * holds it talks to the database. Reentry is a local hold count, so it costs no round trip; a local release wakes
  * the next local waiter without polling.
  *
- * <p>{@link #users} counts the threads that hold or wait; the gate is removed from the registry when it drops to zero,
+ * <p>{@link #users} counts the threads that hold or wait; the gate is removed from {@link Gates} when it drops to zero,
  * so the registry never keeps keys nobody uses and never drops a held one. A holder that unlocks while others wait may
  * leave the database grant in the gate for the next of them; if all of them give up instead, the last to leave
  * releases it.
  */
-final class KeyGate {
+final class Gate {
 
     record Id(LockMode mode, LockKey key) {}
 
@@ -30,12 +30,18 @@ final class KeyGate {
 
     /**
      * The database grant while held, and while handed from one local thread to the next (then it has no
-     * {@link HeldLease#hold()}); written by the thread holding {@link #local} or by the last user leaving.
+     * {@link HeldGrant#hold()}); written by the thread holding {@link #local} or by the last user leaving.
      */
-    volatile @Nullable HeldLease lease;
+    volatile @Nullable HeldGrant heldGrant;
 
-    KeyGate(Id id, boolean fair) {
+    Gate(Id id, boolean fair) {
         this.id = id;
         this.local = new ReentrantLock(fair);
+    }
+
+    /** Threads that wait: the users but the one holding the grant, if a hold has it. */
+    int waiting() {
+        HeldGrant held = heldGrant;
+        return Math.max(0, users - (held != null && held.hold() != null ? 1 : 0));
     }
 }

@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * @param onLost what happens to the holder's work when the lock is lost, or {@code null} while not held
  * @param waiting how many other threads of this process wait for it
  */
-public record LocalLock(
+public record LockSnapshot(
         LockKey key,
         LockMode mode,
         @Nullable String holderThread,

@@ -8,11 +8,12 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A grant as this process holds it: until when it may count on it (by its own monotonic clock), when the watchdog
- * renews it next, whether it was lost, which {@link Hold} has it now (none while it is handed from one thread of this
- * process to the next), and the fencing tokens reserved with it that no hold has taken yet.
+ * A {@link Grant} as this process keeps it, whether the database holds it by a lease (LEASE) or by a session (ROW,
+ * NAMED): until when it may count on it (by its own monotonic clock), when the watchdog renews it next, whether it was
+ * lost, which {@link Hold} has it now (none while it is handed from one thread of this process to the next), and the
+ * fencing tokens reserved with it that no hold has taken yet.
  */
-final class HeldLease {
+final class HeldGrant {
 
     // The local deadline ends this much before the database's, so a holder never believes in a lease that the database
     // may already have ended: the statement ran after it was sent, but clocks drift and schedulers lag.
@@ -40,7 +41,7 @@ final class HeldLease {
     private long nextToken;
     private long lastToken = -1;
 
-    HeldLease(Grant grant, LockEngine engine, boolean renewedByWatchdog) {
+    HeldGrant(Grant grant, LockEngine engine, boolean renewedByWatchdog) {
         this.grant = grant;
         this.engine = engine;
         this.renewedByWatchdog = renewedByWatchdog;
@@ -98,6 +99,11 @@ final class HeldLease {
         return handoffs;
     }
 
+    /** Whether the grant came without tokens, so that the engine issues them when a hold asks. */
+    boolean tokensOnDemand() {
+        return grant.tokens() == 0;
+    }
+
     /** Whether a reserved token is left for another hold. */
     boolean hasReservedToken() {
         synchronized (tokenLock) {
@@ -121,7 +127,7 @@ final class HeldLease {
     }
 
     /**
-     * Whether the watchdog is late with this lease: its last successful renewal is more than one and a half renewal
+     * Whether the watchdog is late with this grant: its last successful renewal is more than one and a half renewal
      * intervals (half the lease) ago, so renewals have been failing.
      */
     boolean renewalOverdue(long nowNanos) {
@@ -203,7 +209,7 @@ final class HeldLease {
     /**
      * Records the loss.
      *
-     * @return whether this call recorded it (false if it was recorded before or the lease was released)
+     * @return whether this call recorded it (false if it was recorded before or the grant was released)
      */
     boolean markLost(String reason) {
         return !released && lostReason.compareAndSet(null, reason);

@@ -1,0 +1,8 @@
+/**
+ * The engine SPI: one {@link io.github.bizlock.internal.engine.LockEngine} per mode takes, keeps alive and releases
+ * locks in the database, and each lock it takes is a {@link io.github.bizlock.internal.engine.Grant}.
+ */
+@NullMarked
+package io.github.bizlock.internal.engine;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,85 @@
+package io.github.bizlock.internal.lock;
+
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What becomes of a grant whose hold ends: the rule for when it passes to a thread of this process that waits for it,
+ * the fencing tokens it reserves for such hand-offs, and how it is given back to the database.
+ */
+final class HandOff {
+
+    /**
+     * How long after its acquisition a database grant may still pass from thread to thread. Hand-offs pay off for short
+     * holds; with long ones they would only keep other processes waiting for many holds in a row.
+     */
+    static final long WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    // Under the manager's category: users configure logging for the class they use, not for its parts.
+    private static final Logger log = LoggerFactory.getLogger(LockManager.class);
+
+    private final int localHandoffs;
+    private final Watchdog watchdog;
+
+    HandOff(int localHandoffs, Watchdog watchdog) {
+        this.localHandoffs = localHandoffs;
+        this.watchdog = watchdog;
+    }
+
+    /**
+     * Whether an ending hold passes its grant to a thread of this process that waits for it, instead of releasing it:
+     * only a grant that is still valid and renewed by the watchdog (a fixed lease is counted from its own acquisition),
+     * at most {@code localHandoffs} times and within {@link #WINDOW_NANOS} of its acquisition, so other processes get
+     * their turn, and only with a fencing token for the next hold at hand (reserved with the grant, or issued on demand
+     * by the engine).
+     */
+    boolean mayHandOver(Gate gate, HeldGrant held) {
+        return gate.users > 1
+                && held.handoffs() < localHandoffs
+                && System.nanoTime() - held.grant().sentNanos() < WINDOW_NANOS
+                && held.renewedByWatchdog()
+                && held.isValid()
+                && (held.tokensOnDemand() || held.hasReservedToken());
+    }
+
+    /** Releases a grant no thread of this process took over. Nobody held it meanwhile, so a loss is not reported. */
+    void releaseHandedOver(HeldGrant held) {
+        // The last waiter may leave because it was interrupted; a pool refuses an interrupted thread a connection.
+        boolean interrupted = Thread.interrupted();
+        try {
+            releaseGrant(held);
+        } catch (RuntimeException ex) {
+            log.warn(
+                    "bizlock could not release lock {} after its last local holder; it frees when its lease or"
+                            + " session ends",
+                    held.grant().key(),
+                    ex);
+        } finally {
+            held.markReleased();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Gives a grant back to the database: from now on only this release decides whether it was lost, and the watchdog
+     * leaves it alone.
+     *
+     * @return whether the database still held it for this grant
+     */
+    boolean releaseGrant(HeldGrant held) {
+        held.markReleasing();
+        watchdog.unregister(held);
+        return held.engine().release(held.grant());
+    }
+
+    /**
+     * How many fencing tokens a grant handed over {@code handoffs} times reserves: its holder's, and while
+     * {@code otherThreads} wait, one for each hand-off still allowed, so they cost no statement of their own.
+     */
+    int tokensToReserve(int otherThreads, int handoffs) {
+        return otherThreads > 0 ? 1 + Math.max(0, localHandoffs - handoffs) : 1;
+    }
+}
