@@ -408,7 +408,7 @@ public final class BizLockDao {
                 throw new IllegalStateException(
                         "The bizlock table " + table + " or " + table + "_token_floor does not"
                                 + " exist. Let the starter create it (bizlock.migration.enabled=true, the default) or run:\n"
-                                + LeaseSchema.ddl(table),
+                                + LockSchema.ddl(table),
                         ex);
             }
             throw ex;

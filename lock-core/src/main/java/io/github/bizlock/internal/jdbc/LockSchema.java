@@ -7,7 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /** The lock tables' DDL, as shipped in the Flyway migrations, for error messages and manual setup. */
-public final class LeaseSchema {
+public final class LockSchema {
 
     /** Where the Flyway migrations live on the classpath. */
     public static final String MIGRATION_LOCATION = "classpath:db/bizlock/migration";
@@ -20,7 +20,7 @@ public final class LeaseSchema {
             "db/bizlock/migration/V2__row_and_named.sql",
             "db/bizlock/migration/V3__row_created_at_index.sql");
 
-    private LeaseSchema() {}
+    private LockSchema() {}
 
     /** The DDL that creates the lock tables under the given name: every migration, in order. */
     public static String ddl(String tableName) {
@@ -33,7 +33,7 @@ public final class LeaseSchema {
     }
 
     private static String read(String resource) {
-        try (InputStream in = LeaseSchema.class.getClassLoader().getResourceAsStream(resource)) {
+        try (InputStream in = LockSchema.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException(resource + " is missing from the classpath");
             }
