@@ -32,6 +32,15 @@ public final class LockSchema {
         return ddl.toString();
     }
 
+    /** The error for a statement that found a lock table missing, with the DDL that creates the tables. */
+    static IllegalStateException missingTable(String table, Throwable cause) {
+        return new IllegalStateException(
+                "The bizlock table " + table + " or " + table + "_token_floor does not"
+                        + " exist. Let the starter create it (bizlock.migration.enabled=true, the default) or run:\n"
+                        + ddl(table),
+                cause);
+    }
+
     private static String read(String resource) {
         try (InputStream in = LockSchema.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {

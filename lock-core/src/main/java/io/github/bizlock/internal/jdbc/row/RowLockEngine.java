@@ -4,6 +4,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LockJdbc;
 import io.github.bizlock.internal.jdbc.session.Session;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionPool;
@@ -101,8 +102,8 @@ public final class RowLockEngine extends SessionLockEngine {
 
     private Outcome createRow(Session session, LockKey key, long deadlineNanos) throws SQLException {
         try (PreparedStatement statement = session.connection().prepareStatement(dialect.createLockRow())) {
-            statement.setBytes(1, SessionSupport.bytes(key.name()));
-            statement.setBytes(2, SessionSupport.bytes(key.key()));
+            statement.setBytes(1, LockJdbc.bytes(key.name()));
+            statement.setBytes(2, LockJdbc.bytes(key.key()));
             Outcome outcome = waited(session, deadlineNanos, deadlineNanos - System.nanoTime(), watch -> {
                 statement.executeUpdate();
                 return Outcome.ACQUIRED;
@@ -122,7 +123,7 @@ public final class RowLockEngine extends SessionLockEngine {
         try {
             return watched(session, deadlineNanos, remainingNanos, call);
         } catch (SQLException ex) {
-            if (ex.getErrorCode() == SessionSupport.ER_LOCK_WAIT_TIMEOUT) {
+            if (ex.getErrorCode() == LockJdbc.ER_LOCK_WAIT_TIMEOUT) {
                 return Outcome.BUSY;
             }
             throw ex;
@@ -131,8 +132,8 @@ public final class RowLockEngine extends SessionLockEngine {
 
     private Outcome result(Session session, LockKey key, PreparedStatement statement, SessionPool.@Nullable Watch watch)
             throws SQLException {
-        statement.setBytes(1, SessionSupport.bytes(key.name()));
-        statement.setBytes(2, SessionSupport.bytes(key.key()));
+        statement.setBytes(1, LockJdbc.bytes(key.name()));
+        statement.setBytes(2, LockJdbc.bytes(key.key()));
         try (ResultSet row = statement.executeQuery()) {
             if (watch != null) {
                 watch.close();

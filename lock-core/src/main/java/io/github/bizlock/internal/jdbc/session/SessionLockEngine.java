@@ -5,6 +5,7 @@ import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LockJdbc;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -166,7 +167,7 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         } catch (SQLException ex) {
             sessions.discard(session);
             keep = true;
-            throw SessionSupport.translate(lockStatement + " for " + key, ex);
+            throw LockJdbc.translate(lockStatement + " for " + key, ex);
         } catch (RuntimeException | Error ex) {
             // The session may hold the lock (a failed token); closing it frees the lock.
             sessions.discard(session);
@@ -248,7 +249,7 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         try {
             return issueTokens(session(grant), grant, count);
         } catch (SQLException ex) {
-            throw SessionSupport.translate("issuing fencing tokens for " + grant.key(), ex);
+            throw LockJdbc.translate("issuing fencing tokens for " + grant.key(), ex);
         }
     }
 
