@@ -3,7 +3,6 @@ package io.github.bizlock.internal.jdbc;
 import static io.github.bizlock.internal.jdbc.LockJdbc.bytes;
 import static io.github.bizlock.internal.jdbc.LockJdbc.micros;
 
-import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import java.nio.charset.StandardCharsets;
@@ -40,6 +39,7 @@ public final class BizLockDao {
     private final TransactionTemplate purges;
     private final Dialect dialect;
     private final String table;
+    private final TokenIssuer tokens;
 
     public BizLockDao(
             DataSource dataSource, PlatformTransactionManager transactionManager, Dialect dialect, String table) {
@@ -52,6 +52,7 @@ public final class BizLockDao {
         this.purges.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
         this.purges.setName("bizlock-housekeeping");
         this.dialect = dialect;
+        this.tokens = new TokenIssuer(db, dialect, this.table);
     }
 
     public Dialect dialect() {
@@ -62,6 +63,11 @@ public final class BizLockDao {
         return table;
     }
 
+    /** The fencing tokens of ROW and NAMED locks. */
+    public TokenIssuer tokens() {
+        return tokens;
+    }
+
     /**
      * Takes the lock if it is free, its lease has ended, or it has never been taken, and reserves {@code tokens}
      * fencing tokens: the row's token rises by that many, so every later acquirer's token is above all of them.
@@ -69,7 +75,7 @@ public final class BizLockDao {
      * @return the highest reserved token (the one written in the row), or empty if another owner holds the lock
      */
     public OptionalLong tryAcquire(LockKey key, String owner, Duration lease, int tokens) {
-        requirePositive(tokens);
+        TokenIssuer.requirePositive(tokens);
         long leaseMicros = micros(lease);
         // Two transactions, never one: an update that finds no row leaves a gap lock, and an insert into that gap in
         // the same transaction deadlocks with every other first-time acquirer of the key.
@@ -87,41 +93,9 @@ public final class BizLockDao {
             throw ex;
         }
         if (token.isEmpty()) {
-            throw missingFloor();
+            throw LockSchema.missingFloor(table);
         }
         return token;
-    }
-
-    /**
-     * Issues the next {@code count} fencing tokens of a ROW or NAMED lock in a statement that commits on its own, so
-     * they stay issued whatever becomes of the lock's session or the caller's transaction.
-     *
-     * @return the highest of them; all are above every token issued for this lock and mode before
-     */
-    public long issueTokens(LockKey key, LockMode mode, int count) {
-        requirePositive(count);
-        return db.updateReturningToken(dialect.issueToken(), key.name(), key.key(), mode.name(), count, count)
-                .orElseThrow(() -> missingFloor());
-    }
-
-    private static void requirePositive(int tokens) {
-        if (tokens < 1) {
-            throw new IllegalArgumentException("At least one fencing token must be reserved, asked for " + tokens);
-        }
-    }
-
-    /** The last fencing token issued for a ROW or NAMED lock, if any was. */
-    public OptionalLong lastToken(LockKey key, LockMode mode) {
-        List<Long> tokens = db.guarded(() -> jdbc.queryForList(
-                dialect.lastToken(), Long.class, bytes(key.name()), bytes(key.key()), bytes(mode.name())));
-        return tokens.isEmpty() ? OptionalLong.empty() : OptionalLong.of(tokens.get(0));
-    }
-
-    /** The error for a token floor row that is gone, with the statement that restores it. */
-    public IllegalStateException missingFloor() {
-        return new IllegalStateException("The row of " + table + "_token_floor is missing, so no fencing token"
-                + " can be issued; restore it with: INSERT INTO " + table
-                + "_token_floor (id, floor_token) VALUES (1, <a value above every token ever issued>)");
     }
 
     /**

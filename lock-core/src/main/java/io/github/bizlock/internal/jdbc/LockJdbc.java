@@ -89,7 +89,7 @@ public final class LockJdbc {
      *
      * @return the token, or empty if the statement changed no row
      */
-    public static OptionalLong executeReturningToken(PreparedStatement statement) throws SQLException {
+    static OptionalLong executeReturningToken(PreparedStatement statement) throws SQLException {
         // 1 for an insert or update; 2 for the update branch of INSERT ... ON DUPLICATE KEY UPDATE.
         if (statement.executeUpdate() == 0) {
             return OptionalLong.empty();

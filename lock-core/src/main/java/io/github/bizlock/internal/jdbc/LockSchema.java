@@ -41,6 +41,13 @@ public final class LockSchema {
                 cause);
     }
 
+    /** The error for a token floor row that is gone, with the statement that restores it. */
+    static IllegalStateException missingFloor(String table) {
+        return new IllegalStateException("The row of " + table + "_token_floor is missing, so no fencing token"
+                + " can be issued; restore it with: INSERT INTO " + table
+                + "_token_floor (id, floor_token) VALUES (1, <a value above every token ever issued>)");
+    }
+
     private static String read(String resource) {
         try (InputStream in = LockSchema.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {

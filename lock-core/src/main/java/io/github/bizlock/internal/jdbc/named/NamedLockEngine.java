@@ -112,10 +112,7 @@ public final class NamedLockEngine extends SessionLockEngine {
     @Override
     protected long issueTokens(Session session, Grant grant, int count) throws SQLException {
         return onHeldSession(
-                session,
-                grant,
-                () -> SessionSupport.issueTokens(session.connection(), dialect, grant.key(), LockMode.NAMED, count)
-                        .orElseThrow(dao::missingFloor));
+                session, grant, () -> tokens.issueOn(session.connection(), grant.key(), LockMode.NAMED, count));
     }
 
     /** {@code IS_USED_LOCK(name) = CONNECTION_ID()}: false once the session no longer holds the lock. */

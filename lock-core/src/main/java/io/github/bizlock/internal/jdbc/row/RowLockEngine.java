@@ -5,6 +5,7 @@ import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.LockJdbc;
+import io.github.bizlock.internal.jdbc.TokenIssuer;
 import io.github.bizlock.internal.jdbc.session.Session;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionPool;
@@ -24,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Session connections run with autocommit off and READ COMMITTED, so a missing row takes no gap lock: the first
  * acquisition of a key finds no row, rolls back, creates the row with {@code INSERT IGNORE} and a commit of its own,
  * and locks it. After that, acquiring is one round trip on the held connection. A fencing token, when the holder asks
- * for one, is issued through the application's data source in a statement of its own ({@link BizLockDao#issueTokens})
+ * for one, is issued through the application's data source in a statement of its own ({@link TokenIssuer#issue})
  * and followed by a check that the session still answers: the held transaction cannot issue it, because a session
  * that dies rolls back, and a rolled-back token would be issued again. Release is one round trip ({@code COMMIT}).
  *
@@ -151,7 +152,7 @@ public final class RowLockEngine extends SessionLockEngine {
     protected long issueTokens(Session session, Grant grant, int count) throws SQLException {
         onHeldSession(session, grant, () -> true);
         // Issued outside the session's monitor: waiting for a pool connection under it would hold up the heartbeats.
-        long token = dao.issueTokens(grant.key(), LockMode.ROW, count);
+        long token = tokens.issue(grant.key(), LockMode.ROW, count);
         // The tokens come from another connection. Had this session died before they were issued, the server would
         // have freed the row, and a next holder could have drawn a lower token first; alive now, it held the row
         // throughout.

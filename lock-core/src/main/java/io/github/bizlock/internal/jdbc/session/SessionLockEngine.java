@@ -6,6 +6,7 @@ import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.LockJdbc;
+import io.github.bizlock.internal.jdbc.TokenIssuer;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -50,6 +51,7 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
 
     protected final BizLockDao dao;
     protected final Dialect dialect;
+    protected final TokenIssuer tokens;
     protected final String owner;
     private final SessionPool sessions;
     private final String lockStatement;
@@ -71,6 +73,7 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
             String lockStatement) {
         this.dao = dao;
         this.dialect = dao.dialect();
+        this.tokens = dao.tokens();
         this.owner = owner;
         this.lockStatement = lockStatement;
         this.sessions = new SessionPool(sessionDataSource, dialect, maxSessions, MAX_SESSIONS_PROPERTY, setup);

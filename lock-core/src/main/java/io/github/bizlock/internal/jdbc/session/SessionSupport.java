@@ -1,17 +1,8 @@
 package io.github.bizlock.internal.jdbc.session;
 
-import io.github.bizlock.LockMode;
-import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.LockJdbc;
-import io.github.bizlock.internal.jdbc.dialect.Dialect;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 
-/** What the ROW and NAMED engines share: wait arithmetic, an error code, and issuing tokens on a held connection. */
+/** What the ROW and NAMED engines share: wait arithmetic and an error code. */
 public final class SessionSupport {
 
     /** ER_QUERY_INTERRUPTED: a statement ended by {@code KILL QUERY}. */
@@ -35,24 +26,5 @@ public final class SessionSupport {
     public static long waitReadTimeoutMillis(long remainingNanos) {
         long millis = TimeUnit.NANOSECONDS.toMillis(remainingNanos) + SessionPool.STATEMENT_TIMEOUT.toMillis();
         return millis > Integer.MAX_VALUE ? 0 : millis;
-    }
-
-    /**
-     * Issues the next {@code count} fencing tokens of a lock on a connection in autocommit mode, so they commit on
-     * their own.
-     *
-     * @return the highest of them, or empty if the token floor row is missing
-     */
-    public static OptionalLong issueTokens(
-            Connection connection, Dialect dialect, LockKey key, LockMode mode, int count) throws SQLException {
-        try (PreparedStatement statement =
-                connection.prepareStatement(dialect.issueToken(), Statement.RETURN_GENERATED_KEYS)) {
-            statement.setBytes(1, LockJdbc.bytes(key.name()));
-            statement.setBytes(2, LockJdbc.bytes(key.key()));
-            statement.setBytes(3, LockJdbc.bytes(mode.name()));
-            statement.setInt(4, count);
-            statement.setInt(5, count);
-            return LockJdbc.executeReturningToken(statement);
-        }
     }
 }

@@ -107,6 +107,7 @@ public abstract class AbstractSessionLockTest {
             }
         }
         assertThat(LockFixture.dao(dataSource)
+                        .tokens()
                         .lastToken(new io.github.bizlock.internal.engine.LockKey(name, "1"), mode()))
                 .hasValue(previous);
     }
