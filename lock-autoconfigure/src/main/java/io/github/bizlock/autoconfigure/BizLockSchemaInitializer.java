@@ -45,7 +45,7 @@ public class BizLockSchemaInitializer implements InitializingBean {
         if (migrate) {
             migrate();
         }
-        dao.verifySchema();
+        dao.schema().verify();
     }
 
     private void migrate() {

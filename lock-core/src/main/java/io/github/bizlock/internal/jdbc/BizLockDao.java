@@ -40,6 +40,7 @@ public final class BizLockDao {
     private final Dialect dialect;
     private final String table;
     private final TokenIssuer tokens;
+    private final LockSchema schema;
 
     public BizLockDao(
             DataSource dataSource, PlatformTransactionManager transactionManager, Dialect dialect, String table) {
@@ -53,6 +54,7 @@ public final class BizLockDao {
         this.purges.setName("bizlock-housekeeping");
         this.dialect = dialect;
         this.tokens = new TokenIssuer(db, dialect, this.table);
+        this.schema = new LockSchema(db, dialect, this.table);
     }
 
     public Dialect dialect() {
@@ -66,6 +68,11 @@ public final class BizLockDao {
     /** The fencing tokens of ROW and NAMED locks. */
     public TokenIssuer tokens() {
         return tokens;
+    }
+
+    /** Whether the lock tables exist. */
+    public LockSchema schema() {
+        return schema;
     }
 
     /**
@@ -148,18 +155,6 @@ public final class BizLockDao {
         return db.update(dialect.forceRelease(), bytes(key.name()), bytes(key.key())) == 1;
     }
 
-    /** The lock tables the migrations create that are missing from the schema; empty when all are there. */
-    public List<String> missingTables() {
-        Set<String> existing = new HashSet<>(jdbc.queryForList(dialect.existingTables(), String.class));
-        List<String> missing = new ArrayList<>();
-        for (String expected : List.of(table, table + "_token_floor", table + "_row", table + "_token")) {
-            if (existing.stream().noneMatch(expected::equalsIgnoreCase)) {
-                missing.add(expected);
-            }
-        }
-        return missing;
-    }
-
     public Optional<LockRow> find(LockKey key) {
         return db.guarded(() -> jdbc.query(dialect.find(), LOCK_ROW, bytes(key.name()), bytes(key.key())).stream()
                 .findFirst());
@@ -231,15 +226,6 @@ public final class BizLockDao {
     /** The database's current UTC time. */
     public LocalDateTime databaseTime() {
         return db.guarded(() -> jdbc.queryForObject(dialect.currentTime(), LocalDateTime.class));
-    }
-
-    /**
-     * Checks that both lock tables exist.
-     *
-     * @throws IllegalStateException with the DDL to run when one is missing
-     */
-    public void verifySchema() {
-        db.guarded(() -> jdbc.queryForObject(dialect.probeTables(), Integer.class));
     }
 
     /** A lock and the token it was acquired with. */

@@ -1,12 +1,19 @@
 package io.github.bizlock.internal.jdbc;
 
+import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
-/** The lock tables' DDL, as shipped in the Flyway migrations, for error messages and manual setup. */
+/**
+ * The lock tables' schema: the DDL the Flyway migrations ship (for error messages and manual setup), the check that the
+ * tables exist, and the errors that say what to run when they do not.
+ */
 public final class LockSchema {
 
     /** Where the Flyway migrations live on the classpath. */
@@ -20,7 +27,36 @@ public final class LockSchema {
             "db/bizlock/migration/V2__row_and_named.sql",
             "db/bizlock/migration/V3__row_created_at_index.sql");
 
-    private LockSchema() {}
+    private final LockJdbc db;
+    private final Dialect dialect;
+    private final String table;
+
+    LockSchema(LockJdbc db, Dialect dialect, String table) {
+        this.db = db;
+        this.dialect = dialect;
+        this.table = table;
+    }
+
+    /** The lock tables the migrations create that are missing from the schema; empty when all are there. */
+    public List<String> missingTables() {
+        Set<String> existing = new HashSet<>(db.jdbc().queryForList(dialect.existingTables(), String.class));
+        List<String> missing = new ArrayList<>();
+        for (String expected : List.of(table, table + "_token_floor", table + "_row", table + "_token")) {
+            if (existing.stream().noneMatch(expected::equalsIgnoreCase)) {
+                missing.add(expected);
+            }
+        }
+        return missing;
+    }
+
+    /**
+     * Checks that both lock tables exist.
+     *
+     * @throws IllegalStateException with the DDL to run when one is missing
+     */
+    public void verify() {
+        db.guarded(() -> db.jdbc().queryForObject(dialect.probeTables(), Integer.class));
+    }
 
     /** The DDL that creates the lock tables under the given name: every migration, in order. */
     public static String ddl(String tableName) {
