@@ -17,16 +17,12 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.function.LongFunction;
-import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The only class that runs the lock tables' SQL, through {@link LockJdbc}: every write one statement in autocommit on
@@ -36,25 +32,21 @@ public final class BizLockDao {
 
     private final LockJdbc db;
     private final JdbcTemplate jdbc;
-    private final TransactionTemplate purges;
     private final Dialect dialect;
     private final String table;
     private final TokenIssuer tokens;
     private final LockSchema schema;
+    private final HousekeepingDao housekeeping;
 
     public BizLockDao(
             DataSource dataSource, PlatformTransactionManager transactionManager, Dialect dialect, String table) {
         this.table = TableName.validate(table);
         this.db = new LockJdbc(dataSource, this.table);
         this.jdbc = db.jdbc();
-        // Housekeeping's locking read must lock only the rows it deletes, never gaps that new locks insert into.
-        this.purges = new TransactionTemplate(transactionManager);
-        this.purges.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
-        this.purges.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
-        this.purges.setName("bizlock-housekeeping");
         this.dialect = dialect;
         this.tokens = new TokenIssuer(db, dialect, this.table);
         this.schema = new LockSchema(db, dialect, this.table);
+        this.housekeeping = new HousekeepingDao(db, transactionManager, dialect);
     }
 
     public Dialect dialect() {
@@ -73,6 +65,11 @@ public final class BizLockDao {
     /** Whether the lock tables exist. */
     public LockSchema schema() {
         return schema;
+    }
+
+    /** The deletion of rows unused for longer than a retention, in every lock table. */
+    public HousekeepingDao housekeeping() {
+        return housekeeping;
     }
 
     /**
@@ -163,64 +160,6 @@ public final class BizLockDao {
     /** Locks held now, by the database's clock, oldest first. */
     public List<LockRow> findHeld(int limit) {
         return db.guarded(() -> jdbc.query(dialect.findHeld(), LOCK_ROW, limit));
-    }
-
-    /**
-     * Deletes up to {@code batchSize} rows that have been free, or expired, for longer than {@code retention}, after
-     * raising the token floor above their tokens, so a lock created again later still gets a higher token.
-     *
-     * @return the number of rows deleted
-     */
-    public int purge(Duration retention, int batchSize) {
-        long retentionMicros = micros(retention);
-        return deleteUnderRaisedFloor(
-                () -> jdbc.queryForObject(dialect.purgeableMaxToken(), Long.class, retentionMicros, retentionMicros),
-                floor -> db.update(dialect.purge(), floor, retentionMicros, retentionMicros, batchSize));
-    }
-
-    /**
-     * Deletes up to {@code batchSize} ROW/NAMED token rows unused for longer than {@code retention}, and up to
-     * {@code batchSize} ROW lock rows created longer ago than that which nobody holds right now. Token rows go the way
-     * lease rows do (the floor is raised above their tokens first); a held lock row is skipped, not waited for, and a
-     * free one deleted is simply created again by its next acquirer.
-     *
-     * @return the number of rows deleted
-     */
-    public int purgeSessionTables(Duration retention, int batchSize) {
-        long retentionMicros = micros(retention);
-        int deleted = deleteUnderRaisedFloor(
-                () -> jdbc.queryForObject(dialect.purgeableMaxSessionToken(), Long.class, retentionMicros),
-                floor -> db.update(dialect.purgeSessionTokens(), floor, retentionMicros, batchSize));
-        deleted += db.retrying(() -> purges.execute(status -> {
-            List<Object[]> free = jdbc.query(
-                    dialect.purgeableLockRows(),
-                    (rs, row) -> new Object[] {rs.getBytes(1), rs.getBytes(2)},
-                    retentionMicros,
-                    batchSize);
-            if (!free.isEmpty()) {
-                jdbc.batchUpdate(dialect.deleteLockRow(), free);
-            }
-            return free.size();
-        }));
-        return deleted;
-    }
-
-    /**
-     * The token-floor scheme of every purge: raise the floor to the highest token among the rows that may go, commit,
-     * then delete only rows whose token the floor covers. Committed before the delete, so an insert that finds a row
-     * gone always reads the raised floor, and a lock created again continues above every token it was given.
-     *
-     * @param purgeableMax the highest token among the rows that may be deleted (0 or null when there are none)
-     * @param deleteUpTo deletes (in a write of its own) the rows whose token is at most the floor it is given; returns
-     *     how many
-     */
-    private int deleteUnderRaisedFloor(Supplier<@Nullable Long> purgeableMax, LongFunction<Integer> deleteUpTo) {
-        Long floor = db.guarded(purgeableMax);
-        if (floor == null || floor == 0) {
-            return 0;
-        }
-        db.update(dialect.raiseTokenFloor(), floor);
-        return deleteUpTo.apply(floor);
     }
 
     /** The database's current UTC time. */

@@ -1,9 +1,10 @@
-package io.github.bizlock.internal.jdbc.lease;
+package io.github.bizlock.internal.housekeeping;
 
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.HousekeepingDao;
 import io.github.bizlock.internal.lock.LockManager;
 import java.time.Duration;
 import java.util.Optional;
@@ -17,27 +18,27 @@ import org.slf4j.LoggerFactory;
  * lock of its own, without waiting, before each run): lease rows free or expired that long, and the ROW and NAMED
  * modes' token rows and (unheld) lock rows.
  */
-public final class LeaseHousekeeper {
+public final class Housekeeper {
 
     /** The lock that makes housekeeping run on one instance at a time. */
     public static final LockKey LOCK = new LockKey("bizlock", "housekeeping");
 
-    private static final Logger log = LoggerFactory.getLogger(LeaseHousekeeper.class);
+    private static final Logger log = LoggerFactory.getLogger(Housekeeper.class);
     private static final Duration RUN_LEASE = Duration.ofMinutes(5);
 
-    private final BizLockDao dao;
+    private final HousekeepingDao dao;
     private final LockManager locks;
     private final Duration retention;
     private final int batchSize;
 
-    public LeaseHousekeeper(BizLockDao dao, LockManager locks, Duration retention, int batchSize) {
+    public Housekeeper(BizLockDao dao, LockManager locks, Duration retention, int batchSize) {
         if (retention.isNegative()) {
             throw new IllegalArgumentException("The housekeeping retention must not be negative, was " + retention);
         }
         if (batchSize < 1) {
             throw new IllegalArgumentException("The housekeeping batch size must be at least 1, was " + batchSize);
         }
-        this.dao = dao;
+        this.dao = dao.housekeeping();
         this.locks = locks;
         this.retention = retention;
         this.batchSize = batchSize;
@@ -57,7 +58,7 @@ public final class LeaseHousekeeper {
             int total = 0;
             int deleted;
             do {
-                deleted = dao.purge(retention, batchSize);
+                deleted = dao.purgeLeaseTable(retention, batchSize);
                 total += deleted;
             } while (deleted == batchSize && ignored.isHeld());
             do {
