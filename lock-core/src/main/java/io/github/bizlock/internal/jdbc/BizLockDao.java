@@ -33,6 +33,7 @@ public final class BizLockDao {
     private final LockJdbc db;
     private final JdbcTemplate jdbc;
     private final Dialect dialect;
+    private final LeaseSql sql;
     private final String table;
     private final TokenIssuer tokens;
     private final LockSchema schema;
@@ -44,6 +45,7 @@ public final class BizLockDao {
         this.db = new LockJdbc(dataSource, this.table);
         this.jdbc = db.jdbc();
         this.dialect = dialect;
+        this.sql = new LeaseSql(dialect);
         this.tokens = new TokenIssuer(db, dialect, this.table);
         this.schema = new LockSchema(db, dialect, this.table);
         this.housekeeping = new HousekeepingDao(db, transactionManager, dialect);
@@ -84,12 +86,12 @@ public final class BizLockDao {
         // Two transactions, never one: an update that finds no row leaves a gap lock, and an insert into that gap in
         // the same transaction deadlocks with every other first-time acquirer of the key.
         OptionalLong token =
-                db.updateReturningToken(dialect.acquireExisting(), owner, tokens, leaseMicros, key.name(), key.key());
+                db.updateReturningToken(sql.acquireExisting(), owner, tokens, leaseMicros, key.name(), key.key());
         if (token.isPresent()) {
             return token;
         }
         try {
-            token = db.updateReturningToken(dialect.acquireNew(), key.name(), key.key(), owner, tokens, leaseMicros);
+            token = db.updateReturningToken(sql.acquireNew(), key.name(), key.key(), owner, tokens, leaseMicros);
         } catch (DataAccessException ex) {
             if (LockJdbc.errorCode(ex) == LockJdbc.ER_DUP_ENTRY) {
                 return OptionalLong.empty(); // the row exists and is held: another owner has the lock
@@ -115,13 +117,13 @@ public final class BizLockDao {
         params.add(micros(lease));
         params.add(bytes(owner));
         addKeys(params, locks);
-        int renewed = db.update(dialect.renew(locks.size()), params.toArray());
+        int renewed = db.update(sql.renew(locks.size()), params.toArray());
         if (renewed == locks.size()) {
             return Set.of();
         }
         List<Object> queryParams = params.subList(1, params.size());
         Set<HeldToken> held = new HashSet<>(jdbc.query(
-                dialect.stillHeld(locks.size()),
+                sql.stillHeld(locks.size()),
                 (rs, row) -> new HeldToken(new LockKey(text(rs, 1), text(rs, 2)), rs.getLong(3)),
                 queryParams.toArray()));
         Set<LockKey> gone = new HashSet<>();
@@ -139,7 +141,7 @@ public final class BizLockDao {
      * @return whether they held it
      */
     public boolean release(LockKey key, String owner, long fencingToken) {
-        return db.update(dialect.release(), bytes(key.name()), bytes(key.key()), bytes(owner), fencingToken) == 1;
+        return db.update(sql.release(), bytes(key.name()), bytes(key.key()), bytes(owner), fencingToken) == 1;
     }
 
     /**
@@ -149,22 +151,22 @@ public final class BizLockDao {
      * @return whether an owner held the lock
      */
     public boolean forceRelease(LockKey key) {
-        return db.update(dialect.forceRelease(), bytes(key.name()), bytes(key.key())) == 1;
+        return db.update(sql.forceRelease(), bytes(key.name()), bytes(key.key())) == 1;
     }
 
     public Optional<LockRow> find(LockKey key) {
-        return db.guarded(() -> jdbc.query(dialect.find(), LOCK_ROW, bytes(key.name()), bytes(key.key())).stream()
+        return db.guarded(() -> jdbc.query(sql.find(), LOCK_ROW, bytes(key.name()), bytes(key.key())).stream()
                 .findFirst());
     }
 
     /** Locks held now, by the database's clock, oldest first. */
     public List<LockRow> findHeld(int limit) {
-        return db.guarded(() -> jdbc.query(dialect.findHeld(), LOCK_ROW, limit));
+        return db.guarded(() -> jdbc.query(sql.findHeld(), LOCK_ROW, limit));
     }
 
     /** The database's current UTC time. */
     public LocalDateTime databaseTime() {
-        return db.guarded(() -> jdbc.queryForObject(dialect.currentTime(), LocalDateTime.class));
+        return db.guarded(() -> jdbc.queryForObject(sql.currentTime(), LocalDateTime.class));
     }
 
     /** A lock and the token it was acquired with. */

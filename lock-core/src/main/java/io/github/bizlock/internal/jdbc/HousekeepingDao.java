@@ -23,7 +23,7 @@ public final class HousekeepingDao {
     private final LockJdbc db;
     private final JdbcTemplate jdbc;
     private final TransactionTemplate purges;
-    private final Dialect dialect;
+    private final HousekeepingSql sql;
 
     HousekeepingDao(LockJdbc db, PlatformTransactionManager transactionManager, Dialect dialect) {
         this.db = db;
@@ -33,7 +33,7 @@ public final class HousekeepingDao {
         this.purges.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
         this.purges.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
         this.purges.setName("bizlock-housekeeping");
-        this.dialect = dialect;
+        this.sql = new HousekeepingSql(dialect);
     }
 
     /**
@@ -45,8 +45,8 @@ public final class HousekeepingDao {
     public int purgeLeaseTable(Duration retention, int batchSize) {
         long retentionMicros = micros(retention);
         return deleteUnderRaisedFloor(
-                () -> jdbc.queryForObject(dialect.purgeableMaxToken(), Long.class, retentionMicros, retentionMicros),
-                floor -> db.update(dialect.purge(), floor, retentionMicros, retentionMicros, batchSize));
+                () -> jdbc.queryForObject(sql.purgeableMaxToken(), Long.class, retentionMicros, retentionMicros),
+                floor -> db.update(sql.purge(), floor, retentionMicros, retentionMicros, batchSize));
     }
 
     /**
@@ -60,16 +60,16 @@ public final class HousekeepingDao {
     public int purgeSessionTables(Duration retention, int batchSize) {
         long retentionMicros = micros(retention);
         int deleted = deleteUnderRaisedFloor(
-                () -> jdbc.queryForObject(dialect.purgeableMaxSessionToken(), Long.class, retentionMicros),
-                floor -> db.update(dialect.purgeSessionTokens(), floor, retentionMicros, batchSize));
+                () -> jdbc.queryForObject(sql.purgeableMaxSessionToken(), Long.class, retentionMicros),
+                floor -> db.update(sql.purgeSessionTokens(), floor, retentionMicros, batchSize));
         deleted += db.retrying(() -> purges.execute(status -> {
             List<Object[]> free = jdbc.query(
-                    dialect.purgeableLockRows(),
+                    sql.purgeableLockRows(),
                     (rs, row) -> new Object[] {rs.getBytes(1), rs.getBytes(2)},
                     retentionMicros,
                     batchSize);
             if (!free.isEmpty()) {
-                jdbc.batchUpdate(dialect.deleteLockRow(), free);
+                jdbc.batchUpdate(sql.deleteLockRow(), free);
             }
             return free.size();
         }));
@@ -90,7 +90,7 @@ public final class HousekeepingDao {
         if (floor == null || floor == 0) {
             return 0;
         }
-        db.update(dialect.raiseTokenFloor(), floor);
+        db.update(sql.raiseTokenFloor(), floor);
         return deleteUpTo.apply(floor);
     }
 }

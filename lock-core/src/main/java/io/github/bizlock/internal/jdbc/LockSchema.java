@@ -28,18 +28,18 @@ public final class LockSchema {
             "db/bizlock/migration/V3__row_created_at_index.sql");
 
     private final LockJdbc db;
-    private final Dialect dialect;
+    private final SchemaSql sql;
     private final String table;
 
     LockSchema(LockJdbc db, Dialect dialect, String table) {
         this.db = db;
-        this.dialect = dialect;
+        this.sql = new SchemaSql(dialect);
         this.table = table;
     }
 
     /** The lock tables the migrations create that are missing from the schema; empty when all are there. */
     public List<String> missingTables() {
-        Set<String> existing = new HashSet<>(db.jdbc().queryForList(dialect.existingTables(), String.class));
+        Set<String> existing = new HashSet<>(db.jdbc().queryForList(sql.existingTables(), String.class));
         List<String> missing = new ArrayList<>();
         for (String expected : List.of(table, table + "_token_floor", table + "_row", table + "_token")) {
             if (existing.stream().noneMatch(expected::equalsIgnoreCase)) {
@@ -55,7 +55,7 @@ public final class LockSchema {
      * @throws IllegalStateException with the DDL to run when one is missing
      */
     public void verify() {
-        db.guarded(() -> db.jdbc().queryForObject(dialect.probeTables(), Integer.class));
+        db.guarded(() -> db.jdbc().queryForObject(sql.probeTables(), Integer.class));
     }
 
     /** The DDL that creates the lock tables under the given name: every migration, in order. */

@@ -19,12 +19,12 @@ import java.util.OptionalLong;
 public final class TokenIssuer {
 
     private final LockJdbc db;
-    private final Dialect dialect;
+    private final TokenSql sql;
     private final String table;
 
     TokenIssuer(LockJdbc db, Dialect dialect, String table) {
         this.db = db;
-        this.dialect = dialect;
+        this.sql = new TokenSql(dialect);
         this.table = table;
     }
 
@@ -35,7 +35,7 @@ public final class TokenIssuer {
      */
     public long issue(LockKey key, LockMode mode, int count) {
         requirePositive(count);
-        return db.updateReturningToken(dialect.issueToken(), key.name(), key.key(), mode.name(), count, count)
+        return db.updateReturningToken(sql.issueToken(), key.name(), key.key(), mode.name(), count, count)
                 .orElseThrow(() -> LockSchema.missingFloor(table));
     }
 
@@ -47,7 +47,7 @@ public final class TokenIssuer {
      */
     public long issueOn(Connection connection, LockKey key, LockMode mode, int count) throws SQLException {
         try (PreparedStatement statement =
-                connection.prepareStatement(dialect.issueToken(), Statement.RETURN_GENERATED_KEYS)) {
+                connection.prepareStatement(sql.issueToken(), Statement.RETURN_GENERATED_KEYS)) {
             statement.setBytes(1, bytes(key.name()));
             statement.setBytes(2, bytes(key.key()));
             statement.setBytes(3, bytes(mode.name()));
@@ -60,8 +60,7 @@ public final class TokenIssuer {
     /** The last fencing token issued for a ROW or NAMED lock, if any was. */
     public OptionalLong lastToken(LockKey key, LockMode mode) {
         List<Long> tokens = db.guarded(() -> db.jdbc()
-                .queryForList(
-                        dialect.lastToken(), Long.class, bytes(key.name()), bytes(key.key()), bytes(mode.name())));
+                .queryForList(sql.lastToken(), Long.class, bytes(key.name()), bytes(key.key()), bytes(mode.name())));
         return tokens.isEmpty() ? OptionalLong.empty() : OptionalLong.of(tokens.get(0));
     }
 

@@ -1,7 +1,5 @@
 package io.github.bizlock.internal.jdbc.dialect;
 
-import org.jspecify.annotations.Nullable;
-
 /** MariaDB 10.6 and later. */
 public final class MariaDbDialect extends Dialect {
 
@@ -12,22 +10,5 @@ public final class MariaDbDialect extends Dialect {
     @Override
     public String product() {
         return "MariaDB";
-    }
-
-    /** A failed {@code NOWAIT} is a lock wait timeout on MariaDB. */
-    @Override
-    public int nowaitErrorCode() {
-        return 1205;
-    }
-
-    /** MariaDB takes the wait in the statement ({@code WAIT n}, since 10.3), so no session variable is set. */
-    @Override
-    public String lockRow(long seconds) {
-        return selectRow("FOR UPDATE WAIT " + seconds);
-    }
-
-    @Override
-    public @Nullable String rowLockWaitTimeout() {
-        return null;
     }
 }

@@ -11,10 +11,4 @@ public final class MySqlDialect extends Dialect {
     public String product() {
         return "MySQL";
     }
-
-    /** ER_LOCK_NOWAIT, which Spring does not translate. */
-    @Override
-    public int nowaitErrorCode() {
-        return 3572;
-    }
 }

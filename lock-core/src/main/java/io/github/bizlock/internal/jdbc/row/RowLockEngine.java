@@ -9,6 +9,7 @@ import io.github.bizlock.internal.jdbc.TokenIssuer;
 import io.github.bizlock.internal.jdbc.session.Session;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionPool;
+import io.github.bizlock.internal.jdbc.session.SessionSql;
 import io.github.bizlock.internal.jdbc.session.SessionSupport;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -41,6 +42,8 @@ public final class RowLockEngine extends SessionLockEngine {
     /** How long creating a missing row may wait for its lock (another session created and locked it first). */
     private static final long CREATE_ROW_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+    private final RowSql sql;
+
     /**
      * @param dao the lock tables' DAO, which issues tokens through the application's data source
      * @param sessionDataSource a dedicated data source for held connections, not the application's pool
@@ -49,6 +52,7 @@ public final class RowLockEngine extends SessionLockEngine {
      */
     public RowLockEngine(BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner) {
         super(dao, sessionDataSource, maxSessions, owner, RowLockEngine::prepare, "SELECT ... FOR UPDATE");
+        this.sql = RowSql.of(dao.dialect());
     }
 
     private static void prepare(Connection connection) throws SQLException {
@@ -81,28 +85,28 @@ public final class RowLockEngine extends SessionLockEngine {
     private Outcome lockRow(Session session, LockKey key, long remainingNanos, long deadlineNanos) throws SQLException {
         if (remainingNanos <= 0) {
             try {
-                return result(session, key, session.prepare(dialect.lockRowNowait()), null);
+                return result(session, key, session.prepare(sql.lockRowNowait()), null);
             } catch (SQLException ex) {
-                if (ex.getErrorCode() == dialect.nowaitErrorCode()) {
+                if (ex.getErrorCode() == sql.nowaitErrorCode()) {
                     return Outcome.BUSY;
                 }
                 throw ex;
             }
         }
         long seconds = SessionSupport.ceilSeconds(remainingNanos);
-        String setWait = dialect.rowLockWaitTimeout();
+        String setWait = sql.lockWaitTimeout();
         if (setWait != null && session.lockWaitSeconds() != seconds) {
             PreparedStatement statement = session.prepare(setWait);
             statement.setLong(1, seconds);
             statement.execute();
             session.lockWaitSeconds(seconds);
         }
-        PreparedStatement statement = session.prepare(dialect.lockRow(seconds));
+        PreparedStatement statement = session.prepare(sql.lockRow(seconds));
         return waited(session, deadlineNanos, remainingNanos, watch -> result(session, key, statement, watch));
     }
 
     private Outcome createRow(Session session, LockKey key, long deadlineNanos) throws SQLException {
-        try (PreparedStatement statement = session.connection().prepareStatement(dialect.createLockRow())) {
+        try (PreparedStatement statement = session.connection().prepareStatement(sql.createLockRow())) {
             statement.setBytes(1, LockJdbc.bytes(key.name()));
             statement.setBytes(2, LockJdbc.bytes(key.key()));
             Outcome outcome = waited(session, deadlineNanos, deadlineNanos - System.nanoTime(), watch -> {
@@ -170,7 +174,7 @@ public final class RowLockEngine extends SessionLockEngine {
 
     /** Whether the session answers, as the connection that locked the row; a dead one throws. */
     private boolean sameSession(Session session) throws SQLException {
-        try (ResultSet row = session.prepare(dialect.connectionId()).executeQuery()) {
+        try (ResultSet row = session.prepare(SessionSql.CONNECTION_ID).executeQuery()) {
             return row.next() && row.getLong(1) == session.connectionId();
         }
     }

@@ -7,7 +7,6 @@ import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.LockJdbc;
 import io.github.bizlock.internal.jdbc.TokenIssuer;
-import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashSet;
@@ -49,8 +48,6 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         Outcome run(SessionPool.Watch watch) throws SQLException;
     }
 
-    protected final BizLockDao dao;
-    protected final Dialect dialect;
     protected final TokenIssuer tokens;
     protected final String owner;
     private final SessionPool sessions;
@@ -71,12 +68,10 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
             String owner,
             SessionPool.Setup setup,
             String lockStatement) {
-        this.dao = dao;
-        this.dialect = dao.dialect();
         this.tokens = dao.tokens();
         this.owner = owner;
         this.lockStatement = lockStatement;
-        this.sessions = new SessionPool(sessionDataSource, dialect, maxSessions, MAX_SESSIONS_PROPERTY, setup);
+        this.sessions = new SessionPool(sessionDataSource, maxSessions, MAX_SESSIONS_PROPERTY, setup);
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.github.bizlock.internal.jdbc.session;
 
-import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -62,7 +61,6 @@ public final class SessionPool implements AutoCloseable {
     }
 
     private final DataSource dataSource;
-    private final Dialect dialect;
     private final int maxSessions;
     private final String property;
     private final Setup setup;
@@ -80,17 +78,15 @@ public final class SessionPool implements AutoCloseable {
 
     /**
      * @param dataSource the dedicated data source
-     * @param dialect the server's SQL
      * @param maxSessions how many sessions may be held at once
      * @param property the setting that raises {@code maxSessions}, named in the error when they run out
      * @param setup prepares each new connection
      */
-    public SessionPool(DataSource dataSource, Dialect dialect, int maxSessions, String property, Setup setup) {
+    public SessionPool(DataSource dataSource, int maxSessions, String property, Setup setup) {
         if (maxSessions < 1) {
             throw new IllegalArgumentException(property + " must be at least 1, was " + maxSessions);
         }
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-        this.dialect = Objects.requireNonNull(dialect, "dialect");
         this.maxSessions = maxSessions;
         this.property = property;
         this.setup = setup;
@@ -98,10 +94,6 @@ public final class SessionPool implements AutoCloseable {
         this.canceller = new Thread(this::cancelLoop, "bizlock-session-canceller");
         this.canceller.setDaemon(true);
         this.canceller.start();
-    }
-
-    public Dialect dialect() {
-        return dialect;
     }
 
     /** Sessions handed out and not yet given back or discarded. */
@@ -285,7 +277,7 @@ public final class SessionPool implements AutoCloseable {
                     control.setAutoCommit(true);
                 }
                 try (Statement statement = control.createStatement()) {
-                    statement.execute(dialect.killQuery(connectionId));
+                    statement.execute(SessionSql.killQuery(connectionId));
                 }
             } catch (SQLException ex) {
                 if (ex.getErrorCode() == ER_NO_SUCH_THREAD) {
@@ -307,7 +299,7 @@ public final class SessionPool implements AutoCloseable {
             setup.prepare(connection);
             long id;
             try (Statement statement = connection.createStatement();
-                    ResultSet row = statement.executeQuery(dialect.connectionId())) {
+                    ResultSet row = statement.executeQuery(SessionSql.CONNECTION_ID)) {
                 row.next();
                 id = row.getLong(1);
             }
