@@ -5,8 +5,8 @@ import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.session.Session;
+import io.github.bizlock.internal.jdbc.session.SessionCanceller;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
-import io.github.bizlock.internal.jdbc.session.SessionPool;
 import io.github.bizlock.internal.jdbc.session.SessionSupport;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -81,7 +81,7 @@ public final class NamedLockEngine extends SessionLockEngine {
         return watched(session, deadlineNanos, remainingNanos, watch -> result(session, statement, watch));
     }
 
-    private static Outcome result(Session session, PreparedStatement statement, SessionPool.@Nullable Watch watch)
+    private static Outcome result(Session session, PreparedStatement statement, SessionCanceller.@Nullable Watch watch)
             throws SQLException {
         try (ResultSet row = statement.executeQuery()) {
             row.next();
@@ -92,7 +92,7 @@ public final class NamedLockEngine extends SessionLockEngine {
             }
             requireSameConnection(session, row.getLong(2));
             if (nullResult) {
-                SessionPool.Ending ending = watch != null ? watch.ending() : null;
+                SessionCanceller.Ending ending = watch != null ? watch.ending() : null;
                 if (ending != null) {
                     // MariaDB: a GET_LOCK ended by KILL QUERY returns NULL.
                     return ended(ending);
@@ -112,7 +112,7 @@ public final class NamedLockEngine extends SessionLockEngine {
     @Override
     protected long issueTokens(Session session, Grant grant, int count) throws SQLException {
         return onHeldSession(
-                session, grant, () -> tokens.issueOn(session.connection(), grant.key(), LockMode.NAMED, count));
+                session, grant, () -> tokenIssuer.issueOn(session.connection(), grant.key(), LockMode.NAMED, count));
     }
 
     /** {@code IS_USED_LOCK(name) = CONNECTION_ID()}: false once the session no longer holds the lock. */

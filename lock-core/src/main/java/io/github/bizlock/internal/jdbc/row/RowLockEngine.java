@@ -7,8 +7,8 @@ import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.LockJdbc;
 import io.github.bizlock.internal.jdbc.TokenIssuer;
 import io.github.bizlock.internal.jdbc.session.Session;
+import io.github.bizlock.internal.jdbc.session.SessionCanceller;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
-import io.github.bizlock.internal.jdbc.session.SessionPool;
 import io.github.bizlock.internal.jdbc.session.SessionSql;
 import io.github.bizlock.internal.jdbc.session.SessionSupport;
 import java.sql.Connection;
@@ -135,7 +135,8 @@ public final class RowLockEngine extends SessionLockEngine {
         }
     }
 
-    private Outcome result(Session session, LockKey key, PreparedStatement statement, SessionPool.@Nullable Watch watch)
+    private Outcome result(
+            Session session, LockKey key, PreparedStatement statement, SessionCanceller.@Nullable Watch watch)
             throws SQLException {
         statement.setBytes(1, LockJdbc.bytes(key.name()));
         statement.setBytes(2, LockJdbc.bytes(key.key()));
@@ -156,7 +157,7 @@ public final class RowLockEngine extends SessionLockEngine {
     protected long issueTokens(Session session, Grant grant, int count) throws SQLException {
         onHeldSession(session, grant, () -> true);
         // Issued outside the session's monitor: waiting for a pool connection under it would hold up the heartbeats.
-        long token = tokens.issue(grant.key(), LockMode.ROW, count);
+        long token = tokenIssuer.issue(grant.key(), LockMode.ROW, count);
         // The tokens come from another connection. Had this session died before they were issued, the server would
         // have freed the row, and a next holder could have drawn a lower token first; alive now, it held the row
         // throughout.

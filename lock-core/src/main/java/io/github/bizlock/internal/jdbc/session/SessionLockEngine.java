@@ -26,7 +26,7 @@ import org.springframework.dao.DataAccessException;
 public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
 
     /** The setting named when sessions run out. */
-    public static final String MAX_SESSIONS_PROPERTY = "bizlock.session.max-connections";
+    private static final String MAX_SESSIONS_PROPERTY = "bizlock.session.max-connections";
 
     /** What one attempt at the lock came to. */
     protected enum Outcome {
@@ -42,15 +42,16 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         RETRY
     }
 
-    /** A statement that may block, run under a {@link SessionPool.Watch}. */
+    /** A statement that may block, run under a {@link SessionCanceller.Watch}. */
     @FunctionalInterface
     protected interface WatchedCall {
-        Outcome run(SessionPool.Watch watch) throws SQLException;
+        Outcome run(SessionCanceller.Watch watch) throws SQLException;
     }
 
-    protected final TokenIssuer tokens;
+    protected final TokenIssuer tokenIssuer;
     protected final String owner;
     private final SessionPool sessions;
+    private final SessionCanceller canceller;
     private final String lockStatement;
 
     /**
@@ -66,12 +67,13 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
             DataSource sessionDataSource,
             int maxSessions,
             String owner,
-            SessionPool.Setup setup,
+            Session.Setup setup,
             String lockStatement) {
-        this.tokens = dao.tokens();
+        this.tokenIssuer = dao.tokens();
         this.owner = owner;
         this.lockStatement = lockStatement;
         this.sessions = new SessionPool(sessionDataSource, maxSessions, MAX_SESSIONS_PROPERTY, setup);
+        this.canceller = new SessionCanceller(sessionDataSource);
     }
 
     @Override
@@ -85,9 +87,9 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         return true;
     }
 
-    /** The session pool, for metrics and tests. */
-    public SessionPool sessions() {
-        return sessions;
+    /** Sessions held by locks (or by acquisitions under way) now, for metrics and tests. */
+    public int heldSessions() {
+        return sessions.heldCount();
     }
 
     /**
@@ -185,26 +187,26 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
      */
     protected final Outcome watched(Session session, long deadlineNanos, long remainingNanos, WatchedCall call)
             throws SQLException {
-        SessionPool.readTimeout(session, SessionSupport.waitReadTimeoutMillis(remainingNanos));
-        SessionPool.Watch watch = sessions.watch(session, deadlineNanos);
+        session.readTimeout(SessionSupport.waitReadTimeoutMillis(remainingNanos));
+        SessionCanceller.Watch watch = canceller.watch(session, deadlineNanos);
         try {
             return call.run(watch);
         } catch (SQLException ex) {
             watch.close();
-            SessionPool.Ending ending = watch.ending();
+            SessionCanceller.Ending ending = watch.ending();
             if (ending != null && ex.getErrorCode() == SessionSupport.ER_QUERY_INTERRUPTED) {
                 return ended(ending);
             }
             throw ex;
         } finally {
             watch.close();
-            SessionPool.readTimeout(session, SessionPool.STATEMENT_TIMEOUT.toMillis());
+            session.readTimeout(SessionPool.STATEMENT_TIMEOUT.toMillis());
         }
     }
 
     /** The outcome of a wait that a watch ended. */
-    protected static Outcome ended(SessionPool.Ending ending) {
-        return ending == SessionPool.Ending.DEADLINE ? Outcome.DEADLINE : Outcome.INTERRUPTED;
+    protected static Outcome ended(SessionCanceller.Ending ending) {
+        return ending == SessionCanceller.Ending.DEADLINE ? Outcome.DEADLINE : Outcome.INTERRUPTED;
     }
 
     /** Fails if the server reports another connection id than the session's: the connection reconnected. */
@@ -271,9 +273,11 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         }
     }
 
+    /** Closes every session (the server frees their locks), then stops the canceller and its kill connection. */
     @Override
     public void close() {
         sessions.close();
+        canceller.close();
     }
 
     private Session borrow(LockKey key) {

@@ -6,10 +6,10 @@ import java.util.concurrent.TimeUnit;
 public final class SessionSupport {
 
     /** ER_QUERY_INTERRUPTED: a statement ended by {@code KILL QUERY}. */
-    public static final int ER_QUERY_INTERRUPTED = 1317;
+    static final int ER_QUERY_INTERRUPTED = 1317;
 
     /** The longest single server-side wait asked for; longer waits repeat it. About a year. */
-    public static final long MAX_SERVER_WAIT_SECONDS = 365L * 24 * 3600;
+    private static final long MAX_SERVER_WAIT_SECONDS = 365L * 24 * 3600;
 
     private SessionSupport() {}
 
@@ -23,7 +23,7 @@ public final class SessionSupport {
     }
 
     /** The read timeout for a wait of {@code remainingNanos}: the wait plus the usual statement timeout. */
-    public static long waitReadTimeoutMillis(long remainingNanos) {
+    static long waitReadTimeoutMillis(long remainingNanos) {
         long millis = TimeUnit.NANOSECONDS.toMillis(remainingNanos) + SessionPool.STATEMENT_TIMEOUT.toMillis();
         return millis > Integer.MAX_VALUE ? 0 : millis;
     }
