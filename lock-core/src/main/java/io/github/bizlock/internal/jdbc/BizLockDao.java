@@ -25,8 +25,10 @@ import org.springframework.jdbc.core.RowMapper;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
- * The only class that runs the lock tables' SQL, through {@link LockJdbc}: every write one statement in autocommit on
- * a connection of its own. Housekeeping, which reads then deletes, runs in a {@code REQUIRES_NEW} transaction.
+ * The LEASE table's DAO: acquiring, renewing, releasing and reading lease rows, every write one statement in autocommit
+ * on a connection of its own ({@link LockJdbc}). It builds the other lock tables' DAOs on the same data source and
+ * plumbing, so that the one object the auto-configuration registers reaches them all: {@link #tokens()},
+ * {@link #schema()} and {@link #housekeeping()}.
  */
 public final class BizLockDao {
 

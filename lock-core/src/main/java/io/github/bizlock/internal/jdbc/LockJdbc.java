@@ -31,7 +31,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 public final class LockJdbc {
 
     /** How often a write is tried when the server reports a deadlock or lock-wait timeout. */
-    static final int MAX_ATTEMPTS = 4;
+    private static final int MAX_ATTEMPTS = 4;
 
     static final int ER_DUP_ENTRY = 1062;
 

@@ -3,7 +3,7 @@ package io.github.bizlock.internal.jdbc.dialect;
 /** MariaDB 10.6 and later. */
 public final class MariaDbDialect extends Dialect {
 
-    public MariaDbDialect(String table) {
+    MariaDbDialect(String table) {
         super(table);
     }
 

@@ -3,7 +3,7 @@ package io.github.bizlock.internal.jdbc.dialect;
 /** MySQL 8.0 and later. */
 public final class MySqlDialect extends Dialect {
 
-    public MySqlDialect(String table) {
+    MySqlDialect(String table) {
         super(table);
     }
 
