@@ -1,7 +1,7 @@
 package io.github.bizlock;
 
 import io.github.bizlock.internal.jdbc.BizLockDao;
-import io.github.bizlock.internal.jdbc.LeaseSchema;
+import io.github.bizlock.internal.jdbc.LockSchema;
 import io.github.bizlock.internal.jdbc.TableName;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.lease.Backoff;
@@ -23,7 +23,7 @@ public final class LockFixture {
     /** Creates the lock tables from the shipped migration, as Flyway would. */
     public static void createSchema(DataSource dataSource) {
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-        String ddl = LeaseSchema.ddl(TableName.DEFAULT).replaceAll("(?m)^--.*$", "");
+        String ddl = LockSchema.ddl(TableName.DEFAULT).replaceAll("(?m)^--.*$", "");
         Arrays.stream(ddl.split(";"))
                 .map(String::strip)
                 .filter(statement -> !statement.isEmpty())

@@ -28,7 +28,7 @@ public final class BizLockHealthIndicator extends AbstractHealthIndicator {
     @Override
     protected void doHealthCheck(Health.Builder builder) {
         LocalDateTime databaseTime = dao.databaseTime();
-        List<String> missing = dao.missingTables();
+        List<String> missing = dao.schema().missingTables();
         int overdue = manager.overdueRenewalCount();
         builder.withDetail("database", dao.dialect().product())
                 .withDetail(

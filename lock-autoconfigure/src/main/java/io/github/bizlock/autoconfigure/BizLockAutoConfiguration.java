@@ -11,10 +11,10 @@ import io.github.bizlock.actuate.LockObservations;
 import io.github.bizlock.aop.DistributedLockAdvisor;
 import io.github.bizlock.aop.RollbackOnLockLost;
 import io.github.bizlock.internal.engine.LockEngine;
+import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.lease.Backoff;
-import io.github.bizlock.internal.jdbc.lease.LeaseHousekeeper;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
@@ -191,10 +191,10 @@ public final class BizLockAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        LeaseHousekeeper leaseHousekeeper(BizLockDao dao, LockManager manager, BizLockProperties properties) {
+        Housekeeper bizLockHousekeeper(BizLockDao dao, LockManager manager, BizLockProperties properties) {
             BizLockProperties.Housekeeping housekeeping = properties.getHousekeeping();
-            LeaseHousekeeper housekeeper =
-                    new LeaseHousekeeper(dao, manager, housekeeping.getRetention(), housekeeping.getBatchSize());
+            Housekeeper housekeeper =
+                    new Housekeeper(dao, manager, housekeeping.getRetention(), housekeeping.getBatchSize());
             housekeeper.schedule(housekeeping.getInterval());
             return housekeeper;
         }

@@ -1,7 +1,7 @@
 package io.github.bizlock.autoconfigure;
 
 import io.github.bizlock.internal.jdbc.BizLockDao;
-import io.github.bizlock.internal.jdbc.LeaseSchema;
+import io.github.bizlock.internal.jdbc.LockSchema;
 import io.github.bizlock.internal.jdbc.TableName;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -45,16 +45,16 @@ public class BizLockSchemaInitializer implements InitializingBean {
         if (migrate) {
             migrate();
         }
-        dao.verifySchema();
+        dao.schema().verify();
     }
 
     private void migrate() {
         String table = dao.table();
         Flyway flyway = Flyway.configure(BizLockSchemaInitializer.class.getClassLoader())
                 .dataSource(dataSource)
-                .locations(LeaseSchema.MIGRATION_LOCATION)
+                .locations(LockSchema.MIGRATION_LOCATION)
                 .table(historyTable(table))
-                .placeholders(Map.of(LeaseSchema.TABLE_PLACEHOLDER, table))
+                .placeholders(Map.of(LockSchema.TABLE_PLACEHOLDER, table))
                 // The schema usually holds the application's tables already: start bizlock's history below V1.
                 .baselineOnMigrate(true)
                 .baselineVersion("0")

@@ -9,8 +9,8 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.BizLockDao;
-import io.github.bizlock.internal.jdbc.lease.LeaseHousekeeper;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabase;
@@ -275,7 +275,7 @@ class MetricsTest {
                         .orElseThrow()
                         .unlock();
             }
-            LeaseHousekeeper housekeeper = new LeaseHousekeeper(dao, manager, Duration.ZERO, 100);
+            Housekeeper housekeeper = new Housekeeper(dao, manager, Duration.ZERO, 100);
             await("the freed rows are purged", () -> {
                 try {
                     housekeeper.runOnce();

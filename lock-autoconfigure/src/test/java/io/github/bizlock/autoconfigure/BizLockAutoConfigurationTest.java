@@ -11,9 +11,9 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.aop.DistributedLockAdvisor;
 import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.LockRow;
-import io.github.bizlock.internal.jdbc.lease.LeaseHousekeeper;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.LockManager;
@@ -90,7 +90,7 @@ class BizLockAutoConfigurationTest {
                     .hasSingleBean(LeaseLockEngine.class)
                     .hasSingleBean(LockManager.class)
                     .hasSingleBean(LockTemplate.class)
-                    .hasSingleBean(LeaseHousekeeper.class)
+                    .hasSingleBean(Housekeeper.class)
                     .hasSingleBean(DistributedLockAdvisor.class);
             DataSource dataSource = context.getBean(DataSource.class);
             assertThat(tableExists(dataSource, "lock_default")).isTrue();
@@ -149,7 +149,7 @@ class BizLockAutoConfigurationTest {
     @Test
     void doesNotScheduleHousekeepingWhenDisabled() {
         runner.withPropertyValues("bizlock.table-name=lock_no_housekeeping", "bizlock.housekeeping.enabled=false")
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LeaseHousekeeper.class));
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Housekeeper.class));
     }
 
     @Test

@@ -89,7 +89,7 @@ class BizLockSessionAutoConfigurationTest {
             NamedLockedService service = context.getBean(NamedLockedService.class);
             NamedLockEngine engine = context.getBean(NamedLockEngine.class);
             assertThat(service.run(engine)).isEqualTo(1);
-            assertThat(engine.sessions().heldCount()).isZero();
+            assertThat(engine.heldSessions()).isZero();
         });
     }
 
@@ -106,7 +106,7 @@ class BizLockSessionAutoConfigurationTest {
         /** Returns how many sessions the NAMED engine holds while the method runs. */
         @DistributedLock(name = "annotated", key = "'x'", mode = LockMode.NAMED)
         public int run(NamedLockEngine engine) {
-            return engine.sessions().heldCount();
+            return engine.heldSessions();
         }
 
         @Configuration(proxyBeanMethods = false)

@@ -7,7 +7,7 @@ import io.github.bizlock.benchmarks.Subjects.Kind;
 import io.github.bizlock.benchmarks.Subjects.Node;
 import io.github.bizlock.benchmarks.Subjects.Subject;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.LeaseSchema;
+import io.github.bizlock.internal.jdbc.LockSchema;
 import io.github.bizlock.internal.jdbc.TableName;
 import io.github.bizlock.test.DatabaseServer;
 import io.github.bizlock.test.EmbeddedMySqlServer;
@@ -882,7 +882,7 @@ public final class Bench {
 
     private static void createSchema(String url, String user, String password) throws SQLException {
         List<String> ddl = new ArrayList<>();
-        String lease = LeaseSchema.ddl(TableName.DEFAULT).replaceAll("(?m)^--.*$", "");
+        String lease = LockSchema.ddl(TableName.DEFAULT).replaceAll("(?m)^--.*$", "");
         Arrays.stream(lease.split(";"))
                 .map(String::strip)
                 .filter(s -> !s.isEmpty())

@@ -1,4 +1,4 @@
-/** JDBC access for the lock engines: the lease table's DAO, the table name, and server detection. */
+/** The lock tables' DAOs (lease rows, fencing tokens, schema, housekeeping), the SQL each runs, and their plumbing. */
 @NullMarked
 package io.github.bizlock.internal.jdbc;
 

@@ -30,7 +30,7 @@ public final class Dialects {
      *
      * @throws IllegalStateException if the server is not MySQL 8.0+ or MariaDB 10.6+
      */
-    public static Dialect forServer(String productName, String productVersion, String table) {
+    static Dialect forServer(String productName, String productVersion, String table) {
         String product = productName.toLowerCase(Locale.ROOT);
         boolean mariaDb = product.contains("mariadb")
                 || productVersion.toLowerCase(Locale.ROOT).contains("mariadb");

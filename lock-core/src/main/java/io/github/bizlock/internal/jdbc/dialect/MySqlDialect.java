@@ -3,18 +3,12 @@ package io.github.bizlock.internal.jdbc.dialect;
 /** MySQL 8.0 and later. */
 public final class MySqlDialect extends Dialect {
 
-    public MySqlDialect(String table) {
+    MySqlDialect(String table) {
         super(table);
     }
 
     @Override
     public String product() {
         return "MySQL";
-    }
-
-    /** ER_LOCK_NOWAIT, which Spring does not translate. */
-    @Override
-    public int nowaitErrorCode() {
-        return 3572;
     }
 }

@@ -1,4 +1,4 @@
-/** All SQL, one class per server family, as text blocks that read as SQL. */
+/** The server family behind the lock data source, detected once, and the lock table's name put into its SQL. */
 @NullMarked
 package io.github.bizlock.internal.jdbc.dialect;
 

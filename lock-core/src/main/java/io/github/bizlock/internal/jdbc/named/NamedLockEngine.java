@@ -5,8 +5,8 @@ import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.session.Session;
+import io.github.bizlock.internal.jdbc.session.SessionCanceller;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
-import io.github.bizlock.internal.jdbc.session.SessionPool;
 import io.github.bizlock.internal.jdbc.session.SessionSupport;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -41,7 +41,7 @@ public final class NamedLockEngine extends SessionLockEngine {
     private final String table;
 
     /**
-     * @param dao the lock tables' DAO, for the dialect and table name
+     * @param dao the lock tables' DAO, for the table name and fencing tokens
      * @param sessionDataSource a dedicated data source for held connections, not the application's pool
      * @param maxSessions how many NAMED locks this process may hold at once
      * @param owner this process's instance id
@@ -72,7 +72,7 @@ public final class NamedLockEngine extends SessionLockEngine {
     protected Outcome lock(Session session, LockKey key, long deadlineNanos) throws SQLException {
         long remainingNanos = deadlineNanos - System.nanoTime();
         long seconds = remainingNanos <= 0 ? 0 : SessionSupport.ceilSeconds(remainingNanos);
-        PreparedStatement statement = session.prepare(dialect.getLock());
+        PreparedStatement statement = session.prepare(NamedSql.GET_LOCK);
         statement.setString(1, serverLockName(key));
         statement.setLong(2, seconds);
         if (seconds == 0) {
@@ -81,7 +81,7 @@ public final class NamedLockEngine extends SessionLockEngine {
         return watched(session, deadlineNanos, remainingNanos, watch -> result(session, statement, watch));
     }
 
-    private static Outcome result(Session session, PreparedStatement statement, SessionPool.@Nullable Watch watch)
+    private static Outcome result(Session session, PreparedStatement statement, SessionCanceller.@Nullable Watch watch)
             throws SQLException {
         try (ResultSet row = statement.executeQuery()) {
             row.next();
@@ -92,7 +92,7 @@ public final class NamedLockEngine extends SessionLockEngine {
             }
             requireSameConnection(session, row.getLong(2));
             if (nullResult) {
-                SessionPool.Ending ending = watch != null ? watch.ending() : null;
+                SessionCanceller.Ending ending = watch != null ? watch.ending() : null;
                 if (ending != null) {
                     // MariaDB: a GET_LOCK ended by KILL QUERY returns NULL.
                     return ended(ending);
@@ -112,22 +112,19 @@ public final class NamedLockEngine extends SessionLockEngine {
     @Override
     protected long issueTokens(Session session, Grant grant, int count) throws SQLException {
         return onHeldSession(
-                session,
-                grant,
-                () -> SessionSupport.issueTokens(session.connection(), dialect, grant.key(), LockMode.NAMED, count)
-                        .orElseThrow(dao::missingFloor));
+                session, grant, () -> tokenIssuer.issueOn(session.connection(), grant.key(), LockMode.NAMED, count));
     }
 
     /** {@code IS_USED_LOCK(name) = CONNECTION_ID()}: false once the session no longer holds the lock. */
     @Override
     protected boolean stillHolds(Session session, Grant grant) throws SQLException {
-        return isOne(session, dialect.holdsLock(), grant.key());
+        return isOne(session, NamedSql.HOLDS_LOCK, grant.key());
     }
 
     /** {@code RELEASE_LOCK}: anything but 1 leaves the session in doubt, and it is discarded. */
     @Override
     protected boolean unlock(Session session, Grant grant) throws SQLException {
-        return isOne(session, dialect.releaseLock(), grant.key());
+        return isOne(session, NamedSql.RELEASE_LOCK, grant.key());
     }
 
     /** Runs a query on the lock's server name and tells whether it answered 1. */

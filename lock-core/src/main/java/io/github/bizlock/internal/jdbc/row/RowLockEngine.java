@@ -4,9 +4,12 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LockJdbc;
+import io.github.bizlock.internal.jdbc.TokenIssuer;
 import io.github.bizlock.internal.jdbc.session.Session;
+import io.github.bizlock.internal.jdbc.session.SessionCanceller;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
-import io.github.bizlock.internal.jdbc.session.SessionPool;
+import io.github.bizlock.internal.jdbc.session.SessionSql;
 import io.github.bizlock.internal.jdbc.session.SessionSupport;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -23,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Session connections run with autocommit off and READ COMMITTED, so a missing row takes no gap lock: the first
  * acquisition of a key finds no row, rolls back, creates the row with {@code INSERT IGNORE} and a commit of its own,
  * and locks it. After that, acquiring is one round trip on the held connection. A fencing token, when the holder asks
- * for one, is issued through the application's data source in a statement of its own ({@link BizLockDao#issueTokens})
+ * for one, is issued through the application's data source in a statement of its own ({@link TokenIssuer#issue})
  * and followed by a check that the session still answers: the held transaction cannot issue it, because a session
  * that dies rolls back, and a rolled-back token would be issued again. Release is one round trip ({@code COMMIT}).
  *
@@ -39,6 +42,8 @@ public final class RowLockEngine extends SessionLockEngine {
     /** How long creating a missing row may wait for its lock (another session created and locked it first). */
     private static final long CREATE_ROW_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+    private final RowSql sql;
+
     /**
      * @param dao the lock tables' DAO, which issues tokens through the application's data source
      * @param sessionDataSource a dedicated data source for held connections, not the application's pool
@@ -47,6 +52,7 @@ public final class RowLockEngine extends SessionLockEngine {
      */
     public RowLockEngine(BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner) {
         super(dao, sessionDataSource, maxSessions, owner, RowLockEngine::prepare, "SELECT ... FOR UPDATE");
+        this.sql = RowSql.of(dao.dialect());
     }
 
     private static void prepare(Connection connection) throws SQLException {
@@ -79,30 +85,30 @@ public final class RowLockEngine extends SessionLockEngine {
     private Outcome lockRow(Session session, LockKey key, long remainingNanos, long deadlineNanos) throws SQLException {
         if (remainingNanos <= 0) {
             try {
-                return result(session, key, session.prepare(dialect.lockRowNowait()), null);
+                return result(session, key, session.prepare(sql.lockRowNowait()), null);
             } catch (SQLException ex) {
-                if (ex.getErrorCode() == dialect.nowaitErrorCode()) {
+                if (ex.getErrorCode() == sql.nowaitErrorCode()) {
                     return Outcome.BUSY;
                 }
                 throw ex;
             }
         }
         long seconds = SessionSupport.ceilSeconds(remainingNanos);
-        String setWait = dialect.rowLockWaitTimeout();
+        String setWait = sql.lockWaitTimeout();
         if (setWait != null && session.lockWaitSeconds() != seconds) {
             PreparedStatement statement = session.prepare(setWait);
             statement.setLong(1, seconds);
             statement.execute();
             session.lockWaitSeconds(seconds);
         }
-        PreparedStatement statement = session.prepare(dialect.lockRow(seconds));
+        PreparedStatement statement = session.prepare(sql.lockRow(seconds));
         return waited(session, deadlineNanos, remainingNanos, watch -> result(session, key, statement, watch));
     }
 
     private Outcome createRow(Session session, LockKey key, long deadlineNanos) throws SQLException {
-        try (PreparedStatement statement = session.connection().prepareStatement(dialect.createLockRow())) {
-            statement.setBytes(1, SessionSupport.bytes(key.name()));
-            statement.setBytes(2, SessionSupport.bytes(key.key()));
+        try (PreparedStatement statement = session.connection().prepareStatement(sql.createLockRow())) {
+            statement.setBytes(1, LockJdbc.bytes(key.name()));
+            statement.setBytes(2, LockJdbc.bytes(key.key()));
             Outcome outcome = waited(session, deadlineNanos, deadlineNanos - System.nanoTime(), watch -> {
                 statement.executeUpdate();
                 return Outcome.ACQUIRED;
@@ -122,17 +128,18 @@ public final class RowLockEngine extends SessionLockEngine {
         try {
             return watched(session, deadlineNanos, remainingNanos, call);
         } catch (SQLException ex) {
-            if (ex.getErrorCode() == SessionSupport.ER_LOCK_WAIT_TIMEOUT) {
+            if (ex.getErrorCode() == LockJdbc.ER_LOCK_WAIT_TIMEOUT) {
                 return Outcome.BUSY;
             }
             throw ex;
         }
     }
 
-    private Outcome result(Session session, LockKey key, PreparedStatement statement, SessionPool.@Nullable Watch watch)
+    private Outcome result(
+            Session session, LockKey key, PreparedStatement statement, SessionCanceller.@Nullable Watch watch)
             throws SQLException {
-        statement.setBytes(1, SessionSupport.bytes(key.name()));
-        statement.setBytes(2, SessionSupport.bytes(key.key()));
+        statement.setBytes(1, LockJdbc.bytes(key.name()));
+        statement.setBytes(2, LockJdbc.bytes(key.key()));
         try (ResultSet row = statement.executeQuery()) {
             if (watch != null) {
                 watch.close();
@@ -150,7 +157,7 @@ public final class RowLockEngine extends SessionLockEngine {
     protected long issueTokens(Session session, Grant grant, int count) throws SQLException {
         onHeldSession(session, grant, () -> true);
         // Issued outside the session's monitor: waiting for a pool connection under it would hold up the heartbeats.
-        long token = dao.issueTokens(grant.key(), LockMode.ROW, count);
+        long token = tokenIssuer.issue(grant.key(), LockMode.ROW, count);
         // The tokens come from another connection. Had this session died before they were issued, the server would
         // have freed the row, and a next holder could have drawn a lower token first; alive now, it held the row
         // throughout.
@@ -168,7 +175,7 @@ public final class RowLockEngine extends SessionLockEngine {
 
     /** Whether the session answers, as the connection that locked the row; a dead one throws. */
     private boolean sameSession(Session session) throws SQLException {
-        try (ResultSet row = session.prepare(dialect.connectionId()).executeQuery()) {
+        try (ResultSet row = session.prepare(SessionSql.CONNECTION_ID).executeQuery()) {
             return row.next() && row.getLong(1) == session.connectionId();
         }
     }

@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,6 +16,14 @@ public final class Session {
 
     /** Statements kept per session: few, and the driver would otherwise parse them on every lock. */
     private static final int MAX_STATEMENTS = 16;
+
+    private static final Executor DIRECT = Runnable::run;
+
+    /** Prepares a newly opened session connection, e.g. turns off autocommit. */
+    @FunctionalInterface
+    public interface Setup {
+        void prepare(Connection connection) throws SQLException;
+    }
 
     private final Connection connection;
     private final long connectionId;
@@ -66,27 +75,27 @@ public final class Session {
         this.lockWaitSeconds = seconds;
     }
 
-    /** Whether the lock held on this session was released: heartbeats must leave it alone. Guarded by this. */
-    public boolean isDone() {
-        return done;
-    }
-
     /**
      * Whether the session still belongs to this grant: not released, and not lent to another lock since (a heartbeat
      * collected before a release must not run on the session's next lock). Guarded by this.
      */
-    public boolean heldBy(Object grant) {
+    boolean heldBy(Object grant) {
         return !done && holder == grant;
     }
 
     /** Records the grant the session now holds a lock for. Guarded by this. */
-    public void holdFor(Object grant) {
+    void holdFor(Object grant) {
         this.holder = grant;
     }
 
     /** Marks the lock held on this session released. Guarded by this. */
-    public void markDone() {
+    void markDone() {
         this.done = true;
+    }
+
+    /** Sets how long the session's next reads may block, in milliseconds from now ({@code 0}: without limit). */
+    void readTimeout(long millis) throws SQLException {
+        connection.setNetworkTimeout(DIRECT, (int) Math.min(Integer.MAX_VALUE, Math.max(0, millis)));
     }
 
     synchronized void reset() {

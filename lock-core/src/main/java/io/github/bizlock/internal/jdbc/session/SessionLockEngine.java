@@ -5,7 +5,8 @@ import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
-import io.github.bizlock.internal.jdbc.dialect.Dialect;
+import io.github.bizlock.internal.jdbc.LockJdbc;
+import io.github.bizlock.internal.jdbc.TokenIssuer;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashSet;
@@ -25,7 +26,7 @@ import org.springframework.dao.DataAccessException;
 public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
 
     /** The setting named when sessions run out. */
-    public static final String MAX_SESSIONS_PROPERTY = "bizlock.session.max-connections";
+    private static final String MAX_SESSIONS_PROPERTY = "bizlock.session.max-connections";
 
     /** What one attempt at the lock came to. */
     protected enum Outcome {
@@ -41,16 +42,16 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         RETRY
     }
 
-    /** A statement that may block, run under a {@link SessionPool.Watch}. */
+    /** A statement that may block, run under a {@link SessionCanceller.Watch}. */
     @FunctionalInterface
     protected interface WatchedCall {
-        Outcome run(SessionPool.Watch watch) throws SQLException;
+        Outcome run(SessionCanceller.Watch watch) throws SQLException;
     }
 
-    protected final BizLockDao dao;
-    protected final Dialect dialect;
+    protected final TokenIssuer tokenIssuer;
     protected final String owner;
     private final SessionPool sessions;
+    private final SessionCanceller canceller;
     private final String lockStatement;
 
     /**
@@ -66,13 +67,13 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
             DataSource sessionDataSource,
             int maxSessions,
             String owner,
-            SessionPool.Setup setup,
+            Session.Setup setup,
             String lockStatement) {
-        this.dao = dao;
-        this.dialect = dao.dialect();
+        this.tokenIssuer = dao.tokens();
         this.owner = owner;
         this.lockStatement = lockStatement;
-        this.sessions = new SessionPool(sessionDataSource, dialect, maxSessions, MAX_SESSIONS_PROPERTY, setup);
+        this.sessions = new SessionPool(sessionDataSource, maxSessions, MAX_SESSIONS_PROPERTY, setup);
+        this.canceller = new SessionCanceller(sessionDataSource);
     }
 
     /** A lock held by a session lasts while the session does: it has no fixed lease, whatever was asked for. */
@@ -81,9 +82,9 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         return null;
     }
 
-    /** The session pool, for metrics and tests. */
-    public SessionPool sessions() {
-        return sessions;
+    /** Sessions held by locks (or by acquisitions under way) now, for metrics and tests. */
+    public int heldSessions() {
+        return sessions.heldCount();
     }
 
     /**
@@ -161,7 +162,7 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         } catch (SQLException ex) {
             sessions.discard(session);
             keep = true;
-            throw SessionSupport.translate(lockStatement + " for " + key, ex);
+            throw LockJdbc.translate(lockStatement + " for " + key, ex);
         } catch (RuntimeException | Error ex) {
             // The session may hold the lock (a failed token); closing it frees the lock.
             sessions.discard(session);
@@ -181,26 +182,26 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
      */
     protected final Outcome watched(Session session, long deadlineNanos, long remainingNanos, WatchedCall call)
             throws SQLException {
-        SessionPool.readTimeout(session, SessionSupport.waitReadTimeoutMillis(remainingNanos));
-        SessionPool.Watch watch = sessions.watch(session, deadlineNanos);
+        session.readTimeout(SessionSupport.waitReadTimeoutMillis(remainingNanos));
+        SessionCanceller.Watch watch = canceller.watch(session, deadlineNanos);
         try {
             return call.run(watch);
         } catch (SQLException ex) {
             watch.close();
-            SessionPool.Ending ending = watch.ending();
+            SessionCanceller.Ending ending = watch.ending();
             if (ending != null && ex.getErrorCode() == SessionSupport.ER_QUERY_INTERRUPTED) {
                 return ended(ending);
             }
             throw ex;
         } finally {
             watch.close();
-            SessionPool.readTimeout(session, SessionPool.STATEMENT_TIMEOUT.toMillis());
+            session.readTimeout(SessionPool.STATEMENT_TIMEOUT.toMillis());
         }
     }
 
     /** The outcome of a wait that a watch ended. */
-    protected static Outcome ended(SessionPool.Ending ending) {
-        return ending == SessionPool.Ending.DEADLINE ? Outcome.DEADLINE : Outcome.INTERRUPTED;
+    protected static Outcome ended(SessionCanceller.Ending ending) {
+        return ending == SessionCanceller.Ending.DEADLINE ? Outcome.DEADLINE : Outcome.INTERRUPTED;
     }
 
     /** Fails if the server reports another connection id than the session's: the connection reconnected. */
@@ -243,7 +244,7 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         try {
             return issueTokens(session(grant), grant, count);
         } catch (SQLException ex) {
-            throw SessionSupport.translate("issuing fencing tokens for " + grant.key(), ex);
+            throw LockJdbc.translate("issuing fencing tokens for " + grant.key(), ex);
         }
     }
 
@@ -267,9 +268,11 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         }
     }
 
+    /** Closes every session (the server frees their locks), then stops the canceller and its kill connection. */
     @Override
     public void close() {
         sessions.close();
+        canceller.close();
     }
 
     private Session borrow(LockKey key) {

@@ -8,6 +8,7 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -72,7 +73,7 @@ class LeaseHousekeepingTest {
             age(jdbc, expiredOld, "modified_at");
             age(jdbc, expiredOld, "expire_at");
 
-            LeaseHousekeeper hourly = new LeaseHousekeeper(dao, manager, Duration.ofHours(1), 100);
+            Housekeeper hourly = new Housekeeper(dao, manager, Duration.ofHours(1), 100);
             assertThat(hourly.runOnce()).as("free-old and expired-old").isEqualTo(2);
             assertThat(dao.find(freeOld)).isEmpty();
             assertThat(dao.find(expiredOld)).isEmpty();
@@ -86,7 +87,7 @@ class LeaseHousekeepingTest {
             assertThat(jdbc.queryForObject("SELECT floor_token FROM biz_lock_token_floor", Long.class))
                     .isGreaterThanOrEqualTo(freeOldToken);
 
-            LeaseHousekeeper eager = new LeaseHousekeeper(dao, manager, Duration.ZERO, 100);
+            Housekeeper eager = new Housekeeper(dao, manager, Duration.ZERO, 100);
             assertThat(eager.runOnce())
                     .as("free-recent, and the housekeeping lock's own row")
                     .isGreaterThanOrEqualTo(1);
@@ -115,8 +116,8 @@ class LeaseHousekeepingTest {
             acquire(first, key, Duration.ofMinutes(1)).unlock();
             age(jdbc, key, "modified_at");
 
-            LeaseHousekeeper blocked = new LeaseHousekeeper(dao, first, Duration.ofHours(1), 100);
-            try (LockHandle running = acquire(second, LeaseHousekeeper.LOCK, Duration.ofMinutes(1))) {
+            Housekeeper blocked = new Housekeeper(dao, first, Duration.ofHours(1), 100);
+            try (LockHandle running = acquire(second, Housekeeper.LOCK, Duration.ofMinutes(1))) {
                 assertThat(blocked.runOnce())
                         .as("another instance is housekeeping")
                         .isZero();
@@ -132,8 +133,8 @@ class LeaseHousekeepingTest {
                 acquire(first, many, Duration.ofMinutes(1)).unlock();
                 age(jdbc, many, "modified_at");
             }
-            LeaseHousekeeper a = new LeaseHousekeeper(dao, first, Duration.ofHours(1), 1);
-            LeaseHousekeeper b = new LeaseHousekeeper(LockFixture.dao(dataSource), second, Duration.ofHours(1), 1);
+            Housekeeper a = new Housekeeper(dao, first, Duration.ofHours(1), 1);
+            Housekeeper b = new Housekeeper(LockFixture.dao(dataSource), second, Duration.ofHours(1), 1);
             CountDownLatch start = new CountDownLatch(1);
             CompletableFuture<Integer> runA = CompletableFuture.supplyAsync(() -> run(start, a));
             CompletableFuture<Integer> runB = CompletableFuture.supplyAsync(() -> run(start, b));
@@ -148,7 +149,7 @@ class LeaseHousekeepingTest {
         }
     }
 
-    private static int run(CountDownLatch start, LeaseHousekeeper housekeeper) {
+    private static int run(CountDownLatch start, Housekeeper housekeeper) {
         try {
             start.await();
             return housekeeper.runOnce();

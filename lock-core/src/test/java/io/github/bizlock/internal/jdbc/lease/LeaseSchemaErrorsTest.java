@@ -27,7 +27,7 @@ class LeaseSchemaErrorsTest {
                 new DataSourceTransactionManager(dataSource),
                 Dialects.detect(dataSource, "no_such_lock"),
                 "no_such_lock");
-        assertThatThrownBy(dao::verifySchema)
+        assertThatThrownBy(dao.schema()::verify)
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("CREATE TABLE no_such_lock");
         try (LockManager manager =

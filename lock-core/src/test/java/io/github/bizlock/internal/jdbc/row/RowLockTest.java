@@ -7,7 +7,6 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
-import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import io.github.bizlock.internal.jdbc.session.AbstractSessionLockTest;
 import io.github.bizlock.internal.jdbc.session.SessionLocks;
 import java.sql.Connection;
@@ -48,18 +47,18 @@ class RowLockTest extends AbstractSessionLockTest {
 
     @Test
     void nowaitFailsWithTheServersOwnErrorCode() throws SQLException {
-        Dialect dialect = LockFixture.dao(dataSource).dialect();
+        RowSql sql = RowSql.of(LockFixture.dao(dataSource).dialect());
         try (LockHandle ignored = a.template().acquire(name, "1");
                 Connection other = dataSource.getConnection()) {
             other.setAutoCommit(false);
-            try (PreparedStatement statement = other.prepareStatement(dialect.lockRowNowait())) {
+            try (PreparedStatement statement = other.prepareStatement(sql.lockRowNowait())) {
                 statement.setBytes(1, name.getBytes(java.nio.charset.StandardCharsets.UTF_8));
                 statement.setBytes(2, "1".getBytes(java.nio.charset.StandardCharsets.UTF_8));
                 assertThatThrownBy(statement::executeQuery)
                         .isInstanceOf(SQLException.class)
                         .extracting(ex -> ((SQLException) ex).getErrorCode())
                         .isEqualTo(database.server().isMariaDb() ? 1205 : 3572)
-                        .isEqualTo(dialect.nowaitErrorCode());
+                        .isEqualTo(sql.nowaitErrorCode());
             } finally {
                 other.rollback();
             }

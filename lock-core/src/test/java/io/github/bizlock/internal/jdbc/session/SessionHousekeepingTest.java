@@ -6,8 +6,8 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.BizLockDao;
-import io.github.bizlock.internal.jdbc.lease.LeaseHousekeeper;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -74,7 +74,7 @@ class SessionHousekeepingTest {
                     .orElseThrow();
             held.fencingToken(); // issuing it renews the token row
 
-            int purged = new LeaseHousekeeper(dao, lease, Duration.ofHours(1), 100).runOnce();
+            int purged = new Housekeeper(dao, lease, Duration.ofHours(1), 100).runOnce();
 
             // The held lock's token, just issued, renewed its token row; the other two token rows and the free lock
             // row are old.

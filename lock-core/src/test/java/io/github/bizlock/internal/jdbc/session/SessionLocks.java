@@ -88,8 +88,8 @@ public final class SessionLocks implements AutoCloseable {
         return engine;
     }
 
-    public SessionPool sessions() {
-        return engine instanceof NamedLockEngine named ? named.sessions() : ((RowLockEngine) engine).sessions();
+    public int heldSessions() {
+        return ((SessionLockEngine) engine).heldSessions();
     }
 
     /** Kills a connection from another one, as an operator or a failover would. */

@@ -1,9 +1,10 @@
-package io.github.bizlock.internal.jdbc.lease;
+package io.github.bizlock.internal.housekeeping;
 
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.HousekeepingDao;
 import io.github.bizlock.internal.lock.LockManager;
 import java.time.Duration;
 import java.util.Optional;
@@ -19,15 +20,15 @@ import org.slf4j.LoggerFactory;
  * lock of its own, without waiting, before each run): lease rows free or expired that long, and the ROW and NAMED
  * modes' token rows and (unheld) lock rows.
  */
-public final class LeaseHousekeeper implements AutoCloseable {
+public final class Housekeeper implements AutoCloseable {
 
     /** The lock that makes housekeeping run on one instance at a time. */
     public static final LockKey LOCK = new LockKey("bizlock", "housekeeping");
 
-    private static final Logger log = LoggerFactory.getLogger(LeaseHousekeeper.class);
+    private static final Logger log = LoggerFactory.getLogger(Housekeeper.class);
     private static final Duration RUN_LEASE = Duration.ofMinutes(5);
 
-    private final BizLockDao dao;
+    private final HousekeepingDao dao;
     private final LockManager locks;
     private final Duration retention;
     private final int batchSize;
@@ -37,14 +38,14 @@ public final class LeaseHousekeeper implements AutoCloseable {
         return thread;
     });
 
-    public LeaseHousekeeper(BizLockDao dao, LockManager locks, Duration retention, int batchSize) {
+    public Housekeeper(BizLockDao dao, LockManager locks, Duration retention, int batchSize) {
         if (retention.isNegative()) {
             throw new IllegalArgumentException("The housekeeping retention must not be negative, was " + retention);
         }
         if (batchSize < 1) {
             throw new IllegalArgumentException("The housekeeping batch size must be at least 1, was " + batchSize);
         }
-        this.dao = dao;
+        this.dao = dao.housekeeping();
         this.locks = locks;
         this.retention = retention;
         this.batchSize = batchSize;
@@ -64,7 +65,7 @@ public final class LeaseHousekeeper implements AutoCloseable {
             int total = 0;
             int deleted;
             do {
-                deleted = dao.purge(retention, batchSize);
+                deleted = dao.purgeLeaseTable(retention, batchSize);
                 total += deleted;
             } while (deleted == batchSize && ignored.isHeld());
             do {

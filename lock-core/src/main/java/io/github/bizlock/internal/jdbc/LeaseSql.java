@@ -1,0 +1,137 @@
+package io.github.bizlock.internal.jdbc;
+
+import io.github.bizlock.internal.jdbc.dialect.Dialect;
+import java.util.Collections;
+
+/**
+ * The LEASE table's statements, alike on MySQL 8 and MariaDB.
+ *
+ * <p>Times are the database's: {@code UTC_TIMESTAMP(6)}, never a client clock and never {@code NOW()}, which follows the
+ * session time zone. Lease lengths are bound in microseconds. {@code LAST_INSERT_ID(expr)} hands the new fencing
+ * token back in the statement's OK packet, read through {@code getGeneratedKeys()}, so acquiring costs one round
+ * trip and its outcome cannot be misread from an affected-rows count.
+ */
+final class LeaseSql {
+
+    private final Dialect dialect;
+
+    LeaseSql(Dialect dialect) {
+        this.dialect = dialect;
+    }
+
+    /**
+     * Takes over the lock's row if it is free or its lease has ended, raising its token by the number of tokens
+     * reserved; sets the new token as the generated key. Parameters owner, tokens, lease (µs), type, id.
+     */
+    String acquireExisting() {
+        return dialect.render("""
+                UPDATE ${table}
+                   SET owner_id      = ?,
+                       fencing_token = LAST_INSERT_ID(fencing_token + ?),
+                       acquired_at   = UTC_TIMESTAMP(6),
+                       modified_at   = UTC_TIMESTAMP(6),
+                       expire_at     = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
+                 WHERE biz_type = ?
+                   AND biz_id = ?
+                   AND (owner_id IS NULL OR expire_at <= UTC_TIMESTAMP(6))
+                """);
+    }
+
+    /**
+     * Creates the lock's row, held, with a token above every purged one (by the number of tokens reserved). The
+     * floor row is read with a shared lock so that housekeeping cannot raise it between this read and the insert.
+     * Parameters type, id, owner, tokens, lease (µs).
+     */
+    String acquireNew() {
+        return dialect.render("""
+                INSERT INTO ${table}
+                       (biz_type, biz_id, owner_id, fencing_token, expire_at, created_at, acquired_at, modified_at)
+                SELECT ?, ?, ?,
+                       LAST_INSERT_ID(f.floor_token + ?),
+                       UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND,
+                       UTC_TIMESTAMP(6), UTC_TIMESTAMP(6), UTC_TIMESTAMP(6)
+                  FROM ${table}_token_floor f
+                 WHERE f.id = 1
+                  LOCK IN SHARE MODE
+                """);
+    }
+
+    /** Frees the lock if this owner and token still hold it; the row stays for reuse and keeps its token. */
+    String release() {
+        return freeLock("owner_id = ? AND fencing_token = ?");
+    }
+
+    /**
+     * Frees a lock whoever holds it, for an operator's force release; parameters type, id. The row keeps its token, so
+     * the next holder gets a higher one, and the former holder's watchdog or unlock finds the lock gone.
+     */
+    String forceRelease() {
+        return freeLock("owner_id IS NOT NULL");
+    }
+
+    /** Frees a lock's row if {@code holder} matches; parameters type, id, then those of {@code holder}. */
+    private String freeLock(String holder) {
+        return dialect.render("""
+                UPDATE ${table}
+                   SET owner_id    = NULL,
+                       modified_at = UTC_TIMESTAMP(6),
+                       expire_at   = UTC_TIMESTAMP(6)
+                 WHERE biz_type = ?
+                   AND biz_id = ?
+                   AND %s
+                """.formatted(holder));
+    }
+
+    /** Extends the leases of {@code count} locks of one owner: parameters lease, owner, then type, id, token each. */
+    String renew(int count) {
+        return dialect.render("""
+                UPDATE ${table}
+                   SET modified_at = UTC_TIMESTAMP(6),
+                       expire_at   = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
+                 WHERE owner_id = ?
+                   AND (%s)
+                """.formatted(anyOf(count)));
+    }
+
+    /** Which of {@code count} locks one owner still holds: parameters owner, then type, id, token each. */
+    String stillHeld(int count) {
+        return dialect.render("""
+                SELECT biz_type, biz_id, fencing_token
+                  FROM ${table}
+                 WHERE owner_id = ?
+                   AND (%s)
+                """.formatted(anyOf(count)));
+    }
+
+    private static String anyOf(int count) {
+        return String.join(" OR ", Collections.nCopies(count, "(biz_type = ? AND biz_id = ? AND fencing_token = ?)"));
+    }
+
+    /** One lock's row with the database's view of whether its lease is running. */
+    String find() {
+        return dialect.render("""
+                SELECT biz_type, biz_id, owner_id, fencing_token, acquired_at, expire_at,
+                       owner_id IS NOT NULL AND expire_at > UTC_TIMESTAMP(6) AS held
+                  FROM ${table}
+                 WHERE biz_type = ?
+                   AND biz_id = ?
+                """);
+    }
+
+    /** Locks whose lease is running, oldest first; parameter: the row limit. */
+    String findHeld() {
+        return dialect.render("""
+                SELECT biz_type, biz_id, owner_id, fencing_token, acquired_at, expire_at, TRUE AS held
+                  FROM ${table}
+                 WHERE owner_id IS NOT NULL
+                   AND expire_at > UTC_TIMESTAMP(6)
+                 ORDER BY acquired_at
+                 LIMIT ?
+                """);
+    }
+
+    /** The database's clock, which every lease is measured by. */
+    String currentTime() {
+        return "SELECT UTC_TIMESTAMP(6)";
+    }
+}

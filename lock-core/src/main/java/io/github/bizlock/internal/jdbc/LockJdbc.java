@@ -1,0 +1,225 @@
+package io.github.bizlock.internal.jdbc;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.UncategorizedSQLException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
+import org.springframework.jdbc.support.SQLExceptionTranslator;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * How the lock tables' DAOs run their statements. Every write is one statement in autocommit on a pool connection of
+ * its own, never the one of a transaction the caller has open: each commits or fails on its own, like a
+ * {@code REQUIRES_NEW} transaction, without the three round trips of {@code SET autocommit=0}, {@code COMMIT},
+ * {@code SET autocommit=1} around it, and an insert and an update of the unique key never share a transaction.
+ * Deadlocks and lock-wait timeouts (1213, 1205) are retried a few times; a missing table fails with the DDL to run.
+ */
+public final class LockJdbc {
+
+    /** How often a write is tried when the server reports a deadlock or lock-wait timeout. */
+    private static final int MAX_ATTEMPTS = 4;
+
+    static final int ER_DUP_ENTRY = 1062;
+
+    /** ER_LOCK_WAIT_TIMEOUT: a row lock wait ran out (and MariaDB's failed {@code NOWAIT}). */
+    public static final int ER_LOCK_WAIT_TIMEOUT = 1205;
+
+    private static final int ER_LOCK_DEADLOCK = 1213;
+    private static final int ER_NO_SUCH_TABLE = 1146;
+
+    private final DataSource dataSource;
+    private final JdbcTemplate jdbc;
+    private final DataSource writeScope;
+    private final JdbcTemplate writeJdbc;
+    private final String table;
+
+    LockJdbc(DataSource dataSource, String table) {
+        this.dataSource = dataSource;
+        this.jdbc = new JdbcTemplate(dataSource);
+        // Writes run on a connection of their own, bound under this key for the write only: never the connection of a
+        // transaction (or other scope) the caller has open on the data source, whatever the transaction settings.
+        this.writeScope = new DelegatingDataSource(dataSource);
+        this.writeJdbc = new JdbcTemplate(writeScope);
+        this.table = table;
+    }
+
+    /** Reads, and the statements of a transaction the caller runs, on the data source. */
+    JdbcTemplate jdbc() {
+        return jdbc;
+    }
+
+    /** Runs one write statement. */
+    int update(String sql, Object... params) {
+        return write(() -> writeJdbc.update(sql, params));
+    }
+
+    /**
+     * Runs one write statement that sets a fencing token with {@code LAST_INSERT_ID(expr)}; text parameters are bound
+     * as UTF-8 bytes.
+     *
+     * @return the token, or empty if the statement changed no row
+     */
+    OptionalLong updateReturningToken(String sql, Object... params) {
+        return write(() -> Objects.requireNonNull(writeJdbc.execute(
+                connection -> {
+                    PreparedStatement statement = connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS);
+                    bind(statement, params);
+                    return statement;
+                },
+                (PreparedStatement statement) -> executeReturningToken(statement))));
+    }
+
+    /**
+     * Runs a statement prepared with {@link Statement#RETURN_GENERATED_KEYS} that sets a fencing token with
+     * {@code LAST_INSERT_ID(expr)}, and reads the token from its generated key.
+     *
+     * @return the token, or empty if the statement changed no row
+     */
+    static OptionalLong executeReturningToken(PreparedStatement statement) throws SQLException {
+        // 1 for an insert or update; 2 for the update branch of INSERT ... ON DUPLICATE KEY UPDATE.
+        if (statement.executeUpdate() == 0) {
+            return OptionalLong.empty();
+        }
+        try (ResultSet keys = statement.getGeneratedKeys()) {
+            if (!keys.next() || keys.getLong(1) <= 0) {
+                throw new IllegalStateException("The server did not return the fencing token set by LAST_INSERT_ID()");
+            }
+            return OptionalLong.of(keys.getLong(1));
+        }
+    }
+
+    private static void bind(PreparedStatement statement, Object... params) throws SQLException {
+        for (int i = 0; i < params.length; i++) {
+            Object param = params[i];
+            statement.setObject(i + 1, param instanceof String text ? bytes(text) : param);
+        }
+    }
+
+    private <T> T write(Supplier<T> work) {
+        return retrying(() -> inAutocommit(work));
+    }
+
+    /**
+     * Runs the work (statements through {@link #writeJdbc}) on a pool connection of its own with autocommit on, bound
+     * under {@link #writeScope} for the work only: a pool configured with autocommit off would otherwise leave the
+     * write uncommitted, and the pool would roll it back.
+     */
+    private <T> T inAutocommit(Supplier<T> work) {
+        Connection connection;
+        try {
+            connection = dataSource.getConnection();
+        } catch (SQLException ex) {
+            throw translate("getting a connection for a bizlock write", ex);
+        }
+        try {
+            boolean autoCommit = connection.getAutoCommit();
+            if (!autoCommit) {
+                connection.setAutoCommit(true);
+            }
+            TransactionSynchronizationManager.bindResource(writeScope, new ConnectionHolder(connection));
+            try {
+                return work.get();
+            } finally {
+                TransactionSynchronizationManager.unbindResource(writeScope);
+                if (!autoCommit) {
+                    connection.setAutoCommit(false);
+                }
+            }
+        } catch (SQLException ex) {
+            throw translate("switching autocommit for a bizlock write", ex);
+        } finally {
+            try {
+                connection.close();
+            } catch (SQLException ex) {
+                // returned to the pool or closed either way; nothing was left uncommitted
+            }
+        }
+    }
+
+    /** Runs a write, again after a short pause when the server reports a deadlock or lock-wait timeout. */
+    <T> T retrying(Supplier<T> attempt) {
+        for (int i = 1; ; i++) {
+            try {
+                return guarded(attempt);
+            } catch (DataAccessException ex) {
+                if (i >= MAX_ATTEMPTS || !isTransient(ex)) {
+                    throw ex;
+                }
+                pause(i);
+            }
+        }
+    }
+
+    /** Runs the work; a missing lock table fails with the DDL that creates it. */
+    <T> T guarded(Supplier<T> work) {
+        try {
+            return work.get();
+        } catch (DataAccessException ex) {
+            if (errorCode(ex) == ER_NO_SUCH_TABLE) {
+                throw LockSchema.missingTable(table, ex);
+            }
+            throw ex;
+        }
+    }
+
+    /**
+     * Turns a JDBC failure into Spring's exception for it, by MySQL's error codes (MariaDB shares them). Connection
+     * failures carry none of them and get the same exception as from a {@link JdbcTemplate}.
+     */
+    public static DataAccessException translate(String task, SQLException ex) {
+        DataAccessException translated = Translator.INSTANCE.translate(task, null, ex);
+        return translated != null ? translated : new UncategorizedSQLException(task, null, ex);
+    }
+
+    /** Loaded on first use: reading Spring's error code table takes a while. */
+    private static final class Translator {
+        static final SQLExceptionTranslator INSTANCE = new SQLErrorCodeSQLExceptionTranslator("MySQL");
+    }
+
+    private static boolean isTransient(DataAccessException ex) {
+        int code = errorCode(ex);
+        return code == ER_LOCK_DEADLOCK || code == ER_LOCK_WAIT_TIMEOUT;
+    }
+
+    /** The server's error code in the first {@link SQLException} of the cause chain, or 0. */
+    static int errorCode(Throwable ex) {
+        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql) {
+                return sql.getErrorCode();
+            }
+        }
+        return 0;
+    }
+
+    private static void pause(int attempt) {
+        try {
+            Thread.sleep(ThreadLocalRandom.current().nextLong(1, 5L << attempt));
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Durations are bound in microseconds, the precision of the lock tables' {@code DATETIME(6)}. */
+    static long micros(Duration duration) {
+        return Math.multiplyExact(duration.getSeconds(), 1_000_000L) + duration.getNano() / 1_000;
+    }
+
+    /** Names, keys and owners are {@code VARBINARY}: compared byte for byte, bound as UTF-8. */
+    public static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,31 @@
+package io.github.bizlock.internal.jdbc;
+
+import io.github.bizlock.internal.jdbc.dialect.Dialect;
+
+/** The statements that check the lock tables exist, alike on MySQL 8 and MariaDB. */
+final class SchemaSql {
+
+    private final Dialect dialect;
+
+    SchemaSql(Dialect dialect) {
+        this.dialect = dialect;
+    }
+
+    /** Which of the lock tables that the migrations create exist in the current schema; selects their names. */
+    String existingTables() {
+        return dialect.render("""
+                SELECT table_name AS name
+                  FROM information_schema.tables
+                 WHERE table_schema = DATABASE()
+                   AND table_name IN ('${table}', '${table}_token_floor', '${table}_row', '${table}_token')
+                """);
+    }
+
+    /** Fails with 1146 when a lock table is missing. */
+    String probeTables() {
+        return dialect.render("""
+                SELECT (SELECT COUNT(*) FROM ${table} WHERE 1 = 0)
+                     + (SELECT COUNT(*) FROM ${table}_token_floor WHERE id = 1)
+                """);
+    }
+}

@@ -1,0 +1,72 @@
+package io.github.bizlock.internal.jdbc;
+
+import static io.github.bizlock.internal.jdbc.LockJdbc.bytes;
+
+import io.github.bizlock.LockMode;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.jdbc.dialect.Dialect;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * Issues the fencing tokens of ROW and NAMED locks from the token table, each batch in a statement that commits on its
+ * own, so they stay issued whatever becomes of the lock's session or the caller's transaction.
+ */
+public final class TokenIssuer {
+
+    private final LockJdbc db;
+    private final TokenSql sql;
+    private final String table;
+
+    TokenIssuer(LockJdbc db, Dialect dialect, String table) {
+        this.db = db;
+        this.sql = new TokenSql(dialect);
+        this.table = table;
+    }
+
+    /**
+     * Issues the next {@code count} fencing tokens of a lock through the lock data source.
+     *
+     * @return the highest of them; all are above every token issued for this lock and mode before
+     */
+    public long issue(LockKey key, LockMode mode, int count) {
+        requirePositive(count);
+        return db.updateReturningToken(sql.issueToken(), key.name(), key.key(), mode.name(), count, count)
+                .orElseThrow(() -> LockSchema.missingFloor(table));
+    }
+
+    /**
+     * Issues the next {@code count} fencing tokens of a lock on a connection in autocommit mode, so they commit on
+     * their own.
+     *
+     * @return the highest of them
+     */
+    public long issueOn(Connection connection, LockKey key, LockMode mode, int count) throws SQLException {
+        try (PreparedStatement statement =
+                connection.prepareStatement(sql.issueToken(), Statement.RETURN_GENERATED_KEYS)) {
+            statement.setBytes(1, bytes(key.name()));
+            statement.setBytes(2, bytes(key.key()));
+            statement.setBytes(3, bytes(mode.name()));
+            statement.setInt(4, count);
+            statement.setInt(5, count);
+            return LockJdbc.executeReturningToken(statement).orElseThrow(() -> LockSchema.missingFloor(table));
+        }
+    }
+
+    /** The last fencing token issued for a ROW or NAMED lock, if any was. */
+    public OptionalLong lastToken(LockKey key, LockMode mode) {
+        List<Long> tokens = db.guarded(() -> db.jdbc()
+                .queryForList(sql.lastToken(), Long.class, bytes(key.name()), bytes(key.key()), bytes(mode.name())));
+        return tokens.isEmpty() ? OptionalLong.empty() : OptionalLong.of(tokens.get(0));
+    }
+
+    static void requirePositive(int tokens) {
+        if (tokens < 1) {
+            throw new IllegalArgumentException("At least one fencing token must be reserved, asked for " + tokens);
+        }
+    }
+}
