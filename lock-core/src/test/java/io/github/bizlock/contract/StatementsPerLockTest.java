@@ -28,6 +28,9 @@ class StatementsPerLockTest {
 
     private static final int CYCLES = 50;
 
+    /** Measurements taken at most, when other clients of a shared server add to the counter. */
+    private static final int RUNS = 5;
+
     @BeforeAll
     void createSchema(DataSource dataSource) {
         ContractManagers.createSchema(LockMode.LEASE, dataSource);
@@ -54,18 +57,29 @@ class StatementsPerLockTest {
                 .build()) {
             LockKey key = new LockKey("statements", mode.name());
             cycle(manager, key, mode, true); // creates the rows and opens the connections
-            long before = questions(jdbc);
-            for (int i = 0; i < CYCLES; i++) {
-                cycle(manager, key, mode, token);
+            // The counter is the whole server's: other clients can only add to it, never take away, so the least of a
+            // few runs is the closest reading of bizlock's own statements.
+            double perCycle = Double.MAX_VALUE;
+            for (int run = 0; run < RUNS && perCycle > expected + 0.1; run++) {
+                perCycle = Math.min(perCycle, statementsPerCycle(manager, key, mode, token, jdbc));
             }
-            // The second reading counts itself once.
-            double perCycle = (questions(jdbc) - before - 1) / (double) CYCLES;
             System.out.printf(
                     "%s %s: %.1f statements per lock and unlock%s (transaction control included)%n",
                     TestDatabases.server(), mode, perCycle, token ? " with a fencing token" : "");
             // A heartbeat or renewal may fall into the run.
             assertThat(perCycle).isBetween((double) expected, expected + 0.1);
         }
+    }
+
+    private static double statementsPerCycle(
+            LockManager manager, LockKey key, LockMode mode, boolean token, JdbcTemplate jdbc)
+            throws InterruptedException {
+        long before = questions(jdbc);
+        for (int i = 0; i < CYCLES; i++) {
+            cycle(manager, key, mode, token);
+        }
+        // The second reading counts itself once.
+        return (questions(jdbc) - before - 1) / (double) CYCLES;
     }
 
     private static void cycle(LockManager manager, LockKey key, LockMode mode, boolean token)
