@@ -2,7 +2,7 @@ package io.github.bizlock.autoconfigure;
 
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
-import io.github.bizlock.internal.jdbc.TableName;
+import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.internal.lock.InstanceId;
 import java.time.Duration;
 import java.util.LinkedHashSet;

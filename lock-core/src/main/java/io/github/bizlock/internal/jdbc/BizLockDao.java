@@ -3,6 +3,7 @@ package io.github.bizlock.internal.jdbc;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
+import io.github.bizlock.internal.jdbc.dialect.TableName;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

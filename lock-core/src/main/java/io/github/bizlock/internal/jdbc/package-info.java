@@ -1,4 +1,4 @@
-/** JDBC access for the lock engines: the lease table's DAO, the table name, and server detection. */
+/** JDBC access for the lock engines: the lease table's DAO and the lock tables' DDL. */
 @NullMarked
 package io.github.bizlock.internal.jdbc;
 
