@@ -15,6 +15,7 @@ import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.annotation.OnFailure;
 import io.github.bizlock.aop.DistributedLockAdvisor;
 import io.github.bizlock.aop.RollbackOnLockLost;
+import io.github.bizlock.service.LockService;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -49,7 +50,10 @@ class ArchitectureTest {
             OnFailure.class,
             // What a plain Spring application registers as beans; the rest of aop is package-private.
             DistributedLockAdvisor.class,
-            RollbackOnLockLost.class);
+            RollbackOnLockLost.class,
+            // bizlock without Spring Boot.
+            LockService.class,
+            LockService.Builder.class);
 
     private static final String INTERNAL = "..internal..";
 

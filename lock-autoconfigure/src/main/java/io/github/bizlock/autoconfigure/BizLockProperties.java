@@ -2,6 +2,7 @@ package io.github.bizlock.autoconfigure;
 
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.aop.DistributedLockAdvisor;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.internal.lock.InstanceId;
 import java.time.Duration;
@@ -9,14 +10,13 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.core.Ordered;
 
 /** Configuration of bizlock's distributed locks. */
 @ConfigurationProperties("bizlock")
 public class BizLockProperties {
 
     /** The default advisor order: outside the transaction advisor, whose default is the lowest precedence. */
-    public static final int DEFAULT_ADVISOR_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+    public static final int DEFAULT_ADVISOR_ORDER = DistributedLockAdvisor.DEFAULT_ORDER;
 
     /** Whether to enable bizlock's locks, the @DistributedLock annotation and the lock table's migration. */
     private boolean enabled = true;
