@@ -116,7 +116,7 @@ public final class BizLockAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     LeaseLockEngine leaseLockEngine(BizLockDao dao) {
-        BizLockProperties.Backoff backoff = properties.getBackoff();
+        BizLockBackoffProperties backoff = properties.getBackoff();
         return new LeaseLockEngine(dao, instanceId, new Backoff(backoff.getInitial(), backoff.getMax()));
     }
 
@@ -192,7 +192,7 @@ public final class BizLockAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         LeaseHousekeeper leaseHousekeeper(BizLockDao dao, LockManager manager, BizLockProperties properties) {
-            BizLockProperties.Housekeeping housekeeping = properties.getHousekeeping();
+            BizLockHousekeepingProperties housekeeping = properties.getHousekeeping();
             LeaseHousekeeper housekeeper =
                     new LeaseHousekeeper(dao, manager, housekeeping.getRetention(), housekeeping.getBatchSize());
             housekeeper.schedule(housekeeping.getInterval());
@@ -298,7 +298,7 @@ public final class BizLockAutoConfiguration {
         @ConditionalOnMissingBean
         @ConditionalOnAvailableEndpoint(BizLocksEndpoint.class)
         BizLocksEndpoint bizLocksEndpoint(BizLockDao dao, LockManager manager, BizLockProperties properties) {
-            BizLockProperties.Endpoint endpoint = properties.getEndpoint();
+            BizLockEndpointProperties endpoint = properties.getEndpoint();
             return new BizLocksEndpoint(
                     dao,
                     manager,
