@@ -26,6 +26,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -50,9 +51,10 @@ class LockServiceTest {
     static class LockConfiguration {
 
         @Bean
-        LockService lockService(DataSource dataSource) {
+        LockService lockService(DataSource dataSource, ApplicationEventPublisher events) {
             return LockService.builder(dataSource)
                     .waitTime(Duration.ofSeconds(3))
+                    .listener(events::publishEvent)
                     .build();
         }
 
