@@ -2,8 +2,8 @@ package io.github.bizlock;
 
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.LockSchema;
-import io.github.bizlock.internal.jdbc.TableName;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
+import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.internal.jdbc.lease.Backoff;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;

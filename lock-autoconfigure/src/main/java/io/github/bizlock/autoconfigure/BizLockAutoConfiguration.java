@@ -3,11 +3,6 @@ package io.github.bizlock.autoconfigure;
 import io.github.bizlock.LockLostListener;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockTemplate;
-import io.github.bizlock.actuate.BizLockHealthIndicator;
-import io.github.bizlock.actuate.BizLocksEndpoint;
-import io.github.bizlock.actuate.LockGauges;
-import io.github.bizlock.actuate.LockMetrics;
-import io.github.bizlock.actuate.LockObservations;
 import io.github.bizlock.aop.DistributedLockAdvisor;
 import io.github.bizlock.aop.RollbackOnLockLost;
 import io.github.bizlock.internal.engine.LockEngine;
@@ -20,8 +15,6 @@ import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.internal.lock.LockObserver;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.observation.ObservationRegistry;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.config.AopConfigUtils;
@@ -31,14 +24,12 @@ import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
-import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.ApplicationEventPublisher;
@@ -57,17 +48,15 @@ import org.springframework.transaction.PlatformTransactionManager;
  * Distributed locks on the application's MySQL or MariaDB {@link DataSource}: the lock table (migrated with Flyway or
  * checked), {@link BizLockDao}, the LEASE engine, {@link LockManager}, {@link LockTemplate}, housekeeping and the
  * {@code @DistributedLock} advisor. Every bean backs off when the application defines its own;
- * {@code bizlock.enabled=false} turns all of it off.
+ * {@code bizlock.enabled=false} turns all of it off. The ROW and NAMED engines, and metrics, health and the endpoint,
+ * come from {@link BizLockSessionAutoConfiguration} and {@link BizLockObservabilityAutoConfiguration}.
  */
 @AutoConfiguration(
         afterName = {
             "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
             "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
             "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
-            "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
-            // Lock metrics and observations need the registries these create.
-            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-            "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"
+            "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration"
         })
 @ConditionalOnClass({DataSource.class, JdbcTemplate.class, PlatformTransactionManager.class})
 @ConditionalOnBooleanProperty(name = "bizlock.enabled", matchIfMissing = true)
@@ -116,7 +105,7 @@ public final class BizLockAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     LeaseLockEngine leaseLockEngine(BizLockDao dao) {
-        BizLockProperties.Backoff backoff = properties.getBackoff();
+        BizLockBackoffProperties backoff = properties.getBackoff();
         return new LeaseLockEngine(dao, instanceId, new Backoff(backoff.getInitial(), backoff.getMax()));
     }
 
@@ -192,7 +181,7 @@ public final class BizLockAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         Housekeeper bizLockHousekeeper(BizLockDao dao, LockManager manager, BizLockProperties properties) {
-            BizLockProperties.Housekeeping housekeeping = properties.getHousekeeping();
+            BizLockHousekeepingProperties housekeeping = properties.getHousekeeping();
             Housekeeper housekeeper =
                     new Housekeeper(dao, manager, housekeeping.getRetention(), housekeeping.getBatchSize());
             housekeeper.schedule(housekeeping.getInterval());
@@ -239,71 +228,6 @@ public final class BizLockAutoConfiguration {
         @ConditionalOnMissingBean
         RollbackOnLockLost rollbackOnLockLost() {
             return new RollbackOnLockLost();
-        }
-    }
-
-    /** Micrometer meters of locks ({@code bizlock.*}), when Micrometer and a {@link MeterRegistry} are present. */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
-    static class MetricsConfiguration {
-
-        @Bean
-        @ConditionalOnMissingBean
-        @ConditionalOnBean(MeterRegistry.class)
-        LockMetrics bizLockMetrics(MeterRegistry registry, BizLockProperties properties) {
-            return new LockMetrics(registry, properties.getMetrics().getKeyTagNames());
-        }
-
-        @Bean
-        @ConditionalOnMissingBean
-        @ConditionalOnBean(MeterRegistry.class)
-        LockGauges bizLockGauges(LockManager manager) {
-            return new LockGauges(manager);
-        }
-    }
-
-    /** An Observation (a span, with tracing) per lock acquisition, when an {@link ObservationRegistry} is present. */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = "io.micrometer.observation.ObservationRegistry")
-    static class ObservationConfiguration {
-
-        @Bean
-        @ConditionalOnMissingBean
-        @ConditionalOnBean(ObservationRegistry.class)
-        LockObservations bizLockObservations(ObservationRegistry registry, BizLockProperties properties) {
-            return new LockObservations(registry, properties.getMetrics().getKeyTagNames());
-        }
-    }
-
-    /** The {@code bizlock} health indicator, when Spring Boot's health support is present. */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
-    static class HealthConfiguration {
-
-        @Bean
-        @ConditionalOnMissingBean(name = "bizlockHealthIndicator")
-        @ConditionalOnEnabledHealthIndicator("bizlock")
-        BizLockHealthIndicator bizlockHealthIndicator(BizLockDao dao, LockManager manager) {
-            return new BizLockHealthIndicator(dao, manager);
-        }
-    }
-
-    /** The {@code bizlocks} Actuator endpoint, when Actuator is present and the endpoint is exposed. */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(
-            name = "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint")
-    static class EndpointConfiguration {
-
-        @Bean
-        @ConditionalOnMissingBean
-        @ConditionalOnAvailableEndpoint(BizLocksEndpoint.class)
-        BizLocksEndpoint bizLocksEndpoint(BizLockDao dao, LockManager manager, BizLockProperties properties) {
-            BizLockProperties.Endpoint endpoint = properties.getEndpoint();
-            return new BizLocksEndpoint(
-                    dao,
-                    manager,
-                    endpoint.getMaxLocks(),
-                    endpoint.getForceRelease().isEnabled());
         }
     }
 }

@@ -2,21 +2,20 @@ package io.github.bizlock.autoconfigure;
 
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
-import io.github.bizlock.internal.jdbc.TableName;
+import io.github.bizlock.aop.DistributedLockAdvisor;
+import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.internal.lock.InstanceId;
 import java.time.Duration;
-import java.util.LinkedHashSet;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.core.Ordered;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /** Configuration of bizlock's distributed locks. */
 @ConfigurationProperties("bizlock")
 public class BizLockProperties {
 
     /** The default advisor order: outside the transaction advisor, whose default is the lowest precedence. */
-    public static final int DEFAULT_ADVISOR_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+    public static final int DEFAULT_ADVISOR_ORDER = DistributedLockAdvisor.DEFAULT_ORDER;
 
     /** Whether to enable bizlock's locks, the @DistributedLock annotation and the lock table's migration. */
     private boolean enabled = true;
@@ -58,15 +57,20 @@ public class BizLockProperties {
     /** What happens to the work under a lock that is lost while held, unless @DistributedLock or LockOptions say. */
     private LockLostPolicy onLost = LockLostPolicy.LOG;
 
-    private final Metrics metrics = new Metrics();
+    @NestedConfigurationProperty
+    private final BizLockMetricsProperties metrics = new BizLockMetricsProperties();
 
-    private final Endpoint endpoint = new Endpoint();
+    @NestedConfigurationProperty
+    private final BizLockEndpointProperties endpoint = new BizLockEndpointProperties();
 
-    private final Backoff backoff = new Backoff();
+    @NestedConfigurationProperty
+    private final BizLockBackoffProperties backoff = new BizLockBackoffProperties();
 
-    private final Migration migration = new Migration();
+    @NestedConfigurationProperty
+    private final BizLockMigrationProperties migration = new BizLockMigrationProperties();
 
-    private final Housekeeping housekeeping = new Housekeeping();
+    @NestedConfigurationProperty
+    private final BizLockHousekeepingProperties housekeeping = new BizLockHousekeepingProperties();
 
     public boolean isEnabled() {
         return enabled;
@@ -172,179 +176,30 @@ public class BizLockProperties {
         this.onLost = onLost;
     }
 
-    public Metrics getMetrics() {
+    public BizLockMetricsProperties getMetrics() {
         return metrics;
     }
 
-    public Endpoint getEndpoint() {
+    public BizLockEndpointProperties getEndpoint() {
         return endpoint;
     }
 
-    public Backoff getBackoff() {
+    public BizLockBackoffProperties getBackoff() {
         return backoff;
     }
 
-    public Migration getMigration() {
+    public BizLockMigrationProperties getMigration() {
         return migration;
     }
 
-    public Housekeeping getHousekeeping() {
+    public BizLockHousekeepingProperties getHousekeeping() {
         return housekeeping;
     }
 
-    private static Duration notNegative(Duration duration, String property) {
+    static Duration notNegative(Duration duration, String property) {
         if (duration.isNegative()) {
             throw new IllegalArgumentException(property + " must not be negative, was " + duration);
         }
         return duration;
-    }
-
-    /** Pauses between attempts on a LEASE lock held elsewhere. */
-    public static class Backoff {
-
-        /** First pause between attempts on a lock held elsewhere; pauses double up to the maximum. */
-        private Duration initial = Duration.ofMillis(5);
-
-        /** Longest pause between attempts on a lock held elsewhere. */
-        private Duration max = Duration.ofMillis(100);
-
-        public Duration getInitial() {
-            return initial;
-        }
-
-        public void setInitial(Duration initial) {
-            this.initial = initial;
-        }
-
-        public Duration getMax() {
-            return max;
-        }
-
-        public void setMax(Duration max) {
-            this.max = max;
-        }
-    }
-
-    /** The lock table's schema migration. */
-    public static class Migration {
-
-        /**
-         * Whether to create and upgrade the lock table with Flyway at start-up, with a history table of its own;
-         * when off, start-up fails with the DDL to run if the table is missing.
-         */
-        private boolean enabled = true;
-
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-    }
-
-    /** Deleting rows of locks that have been free for a while. */
-    public static class Housekeeping {
-
-        /** Whether to delete rows of locks that have been free or expired for longer than the retention. */
-        private boolean enabled = true;
-
-        /** How often housekeeping runs (on one instance at a time). */
-        private Duration interval = Duration.ofMinutes(10);
-
-        /** How long a lock row is kept after its lock was released or its lease ended. */
-        private Duration retention = Duration.ofHours(1);
-
-        /** Most rows deleted per statement. */
-        private int batchSize = 500;
-
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-
-        public Duration getInterval() {
-            return interval;
-        }
-
-        public void setInterval(Duration interval) {
-            this.interval = interval;
-        }
-
-        public Duration getRetention() {
-            return retention;
-        }
-
-        public void setRetention(Duration retention) {
-            this.retention = notNegative(retention, "bizlock.housekeeping.retention");
-        }
-
-        public int getBatchSize() {
-            return batchSize;
-        }
-
-        public void setBatchSize(int batchSize) {
-            this.batchSize = batchSize;
-        }
-    }
-
-    /** Micrometer metrics and observations of locks. */
-    public static class Metrics {
-
-        /**
-         * Lock names whose keys are added as a key tag to metrics and spans; keep it to names with few keys, since
-         * every key becomes a series of its own.
-         */
-        private Set<String> keyTagNames = new LinkedHashSet<>();
-
-        public Set<String> getKeyTagNames() {
-            return keyTagNames;
-        }
-
-        public void setKeyTagNames(Set<String> keyTagNames) {
-            this.keyTagNames = keyTagNames;
-        }
-    }
-
-    /** The bizlocks Actuator endpoint. */
-    public static class Endpoint {
-
-        /** Most cluster-wide held locks the bizlocks endpoint lists. */
-        private int maxLocks = 200;
-
-        private final ForceRelease forceRelease = new ForceRelease();
-
-        public int getMaxLocks() {
-            return maxLocks;
-        }
-
-        public void setMaxLocks(int maxLocks) {
-            if (maxLocks < 1) {
-                throw new IllegalArgumentException("bizlock.endpoint.max-locks must be at least 1, was " + maxLocks);
-            }
-            this.maxLocks = maxLocks;
-        }
-
-        public ForceRelease getForceRelease() {
-            return forceRelease;
-        }
-
-        /** The endpoint's write operation. */
-        public static class ForceRelease {
-
-            /** Whether the bizlocks endpoint may force-release a LEASE lock held by any instance. */
-            private boolean enabled = false;
-
-            public boolean isEnabled() {
-                return enabled;
-            }
-
-            public void setEnabled(boolean enabled) {
-                this.enabled = enabled;
-            }
-        }
     }
 }

@@ -2,7 +2,7 @@ package io.github.bizlock.autoconfigure;
 
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.LockSchema;
-import io.github.bizlock.internal.jdbc.TableName;
+import io.github.bizlock.internal.jdbc.dialect.TableName;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;

@@ -52,13 +52,18 @@ class BizLockAutoConfigurationTest {
     @BeforeEach
     void setUp(TestDatabase database) {
         this.database = database;
-        this.runner = new ApplicationContextRunner()
+        this.runner = runner(database, BizLockAutoConfiguration.class);
+    }
+
+    /** An application with a DataSource, transactions and AOP on the test database, and the given auto-configurations. */
+    static ApplicationContextRunner runner(TestDatabase database, Class<?>... autoConfigurations) {
+        return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
                         DataSourceAutoConfiguration.class,
                         DataSourceTransactionManagerAutoConfiguration.class,
                         TransactionAutoConfiguration.class,
-                        AopAutoConfiguration.class,
-                        BizLockAutoConfiguration.class))
+                        AopAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(autoConfigurations))
                 .withPropertyValues(datasource(database));
     }
 

@@ -17,12 +17,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.dao.CannotAcquireLockException;
@@ -34,15 +29,8 @@ class BizLockSessionAutoConfigurationTest {
 
     @BeforeEach
     void setUp(TestDatabase database) {
-        runner = new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        DataSourceAutoConfiguration.class,
-                        DataSourceTransactionManagerAutoConfiguration.class,
-                        TransactionAutoConfiguration.class,
-                        AopAutoConfiguration.class,
-                        BizLockAutoConfiguration.class,
-                        BizLockSessionAutoConfiguration.class))
-                .withPropertyValues(BizLockAutoConfigurationTest.datasource(database));
+        runner = BizLockAutoConfigurationTest.runner(
+                database, BizLockAutoConfiguration.class, BizLockSessionAutoConfiguration.class);
     }
 
     @Test

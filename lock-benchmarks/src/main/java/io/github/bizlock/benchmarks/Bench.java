@@ -8,7 +8,7 @@ import io.github.bizlock.benchmarks.Subjects.Node;
 import io.github.bizlock.benchmarks.Subjects.Subject;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LockSchema;
-import io.github.bizlock.internal.jdbc.TableName;
+import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.test.DatabaseServer;
 import io.github.bizlock.test.EmbeddedMySqlServer;
 import java.io.BufferedReader;

@@ -9,6 +9,7 @@ import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.core.Ordered;
 
 /**
  * Applies {@link DistributedLockInterceptor} to the methods that {@code @DistributedLock} covers. Its order must put it
@@ -16,6 +17,12 @@ import org.springframework.beans.factory.BeanFactory;
  * after it ends.
  */
 public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
+
+    /**
+     * The order to give it: outside the transaction advisor, whose default is {@link Ordered#LOWEST_PRECEDENCE}, so the
+     * lock is held from before the transaction begins until after it ends.
+     */
+    public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
 
     private static final long serialVersionUID = 1L;
 
@@ -26,7 +33,7 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
     /**
      * @param lockTemplate the template, looked up on first use so advisors can be created before the lock beans
      * @param beanFactory resolves {@code @bean} references in keys and placeholders in durations
-     * @param order the advisor's order
+     * @param order the advisor's order, usually {@link #DEFAULT_ORDER}
      */
     public DistributedLockAdvisor(Supplier<LockTemplate> lockTemplate, @Nullable BeanFactory beanFactory, int order) {
         LockKeyEvaluator keys = new LockKeyEvaluator(beanFactory);

@@ -25,7 +25,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * Runs {@code @DistributedLock} methods holding their lock. The lock is released when the method returns or throws,
  * or, when the call runs inside a transaction that was active before it, when that transaction completes.
  */
-public final class DistributedLockInterceptor implements MethodInterceptor {
+final class DistributedLockInterceptor implements MethodInterceptor {
 
     private static final Logger log = LoggerFactory.getLogger(DistributedLockInterceptor.class);
 

@@ -27,10 +27,10 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
  * Evaluates {@code @DistributedLock} keys: SpEL over the method's arguments ({@code #name}, {@code #p0}, {@code #a0})
  * and beans ({@code @bean}). One parser for all methods; each method's expressions are parsed once and cached.
  */
-public final class LockKeyEvaluator {
+final class LockKeyEvaluator {
 
     /** Joins the values of several key expressions. */
-    public static final String SEPARATOR = ":";
+    static final String SEPARATOR = ":";
 
     private static final ExpressionParser PARSER = new SpelExpressionParser();
 
@@ -41,7 +41,7 @@ public final class LockKeyEvaluator {
     /**
      * @param beanFactory resolves {@code @bean} references, or {@code null} to allow none
      */
-    public LockKeyEvaluator(@Nullable BeanFactory beanFactory) {
+    LockKeyEvaluator(@Nullable BeanFactory beanFactory) {
         this(beanFactory, new DefaultParameterNameDiscoverer());
     }
 
@@ -60,8 +60,7 @@ public final class LockKeyEvaluator {
      * @throws IllegalArgumentException if an expression does not parse, fails, or evaluates to {@code null}, naming the
      *     method and the expression
      */
-    public String evaluate(
-            Method method, String[] expressions, Object target, @Nullable Object[] args, String defaultKey) {
+    String evaluate(Method method, String[] expressions, Object target, @Nullable Object[] args, String defaultKey) {
         if (expressions.length == 0) {
             return defaultKey;
         }

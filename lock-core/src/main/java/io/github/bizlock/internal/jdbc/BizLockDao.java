@@ -5,6 +5,7 @@ import static io.github.bizlock.internal.jdbc.LockJdbc.micros;
 
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
+import io.github.bizlock.internal.jdbc.dialect.TableName;
 import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.sql.SQLException;

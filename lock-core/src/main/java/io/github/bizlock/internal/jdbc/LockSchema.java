@@ -1,6 +1,7 @@
 package io.github.bizlock.internal.jdbc;
 
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
+import io.github.bizlock.internal.jdbc.dialect.TableName;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -1,6 +1,5 @@
 package io.github.bizlock.internal.jdbc.dialect;
 
-import io.github.bizlock.internal.jdbc.TableName;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 

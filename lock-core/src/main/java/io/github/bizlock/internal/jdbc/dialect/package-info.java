@@ -1,4 +1,4 @@
-/** The server family behind the lock data source, detected once, and the lock table's name put into its SQL. */
+/** The server family behind the lock data source, detected once, and the checked lock table name put into its SQL. */
 @NullMarked
 package io.github.bizlock.internal.jdbc.dialect;
 

@@ -1,4 +1,4 @@
-package io.github.bizlock.internal.jdbc;
+package io.github.bizlock.internal.jdbc.dialect;
 
 import java.util.regex.Pattern;
 
