@@ -25,7 +25,9 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
  * Evaluates {@code @DistributedLock} keys: SpEL over the method's arguments ({@code #name}, {@code #p0}, {@code #a0})
- * and beans ({@code @bean}). One parser for all methods; each method's expressions are parsed once and cached.
+ * and beans ({@code @bean}). One parser for all methods; the expressions of each method are parsed once and cached
+ * by method and expression text, since one method (inherited by several bean classes) can be locked by different
+ * annotations.
  */
 public final class LockKeyEvaluator {
 
@@ -36,7 +38,7 @@ public final class LockKeyEvaluator {
 
     private final ParameterNameDiscoverer parameterNames;
     private final @Nullable BeanFactoryResolver beanResolver;
-    private final Map<Method, ParsedKey> cache = new ConcurrentHashMap<>();
+    private final Map<CacheKey, ParsedKey> cache = new ConcurrentHashMap<>();
 
     /**
      * @param beanFactory resolves {@code @bean} references, or {@code null} to allow none
@@ -96,12 +98,13 @@ public final class LockKeyEvaluator {
     }
 
     /**
-     * Parses a method's key expressions, once per method.
+     * Parses a method's key expressions, once per method and expressions.
      *
      * @throws IllegalArgumentException if one is blank or does not parse
      */
     ParsedKey parse(Method method, String[] expressions) {
-        return cache.computeIfAbsent(method, m -> parseNow(m, expressions));
+        return cache.computeIfAbsent(
+                new CacheKey(method, Arrays.asList(expressions.clone())), key -> parseNow(method, expressions));
     }
 
     private ParsedKey parseNow(Method method, String[] expressions) {
@@ -178,4 +181,6 @@ public final class LockKeyEvaluator {
     }
 
     record ParsedKey(List<Expression> expressions, Set<String> known, boolean namesAvailable) {}
+
+    private record CacheKey(Method method, List<String> expressions) {}
 }

@@ -124,4 +124,14 @@ class LockKeyEvaluatorTest {
         String[] expressions = {"#order.id"};
         assertThat(evaluator.parse(submit, expressions)).isSameAs(evaluator.parse(submit, expressions));
     }
+
+    @Test
+    void oneMethodLockedByDifferentExpressionsEvaluatesEachOfThem() {
+        // One inherited method can be locked by different annotations in different bean classes.
+        Object[] args = {new Order("o-1", "alice"), 3};
+        assertThat(key(evaluator, args, "#order.id")).isEqualTo("o-1");
+        assertThat(key(evaluator, args, "#order.customer")).isEqualTo("alice");
+        assertThat(key(evaluator, args, "#order.customer", "#p1")).isEqualTo("alice:3");
+        assertThat(key(evaluator, args, "#order.id")).isEqualTo("o-1");
+    }
 }

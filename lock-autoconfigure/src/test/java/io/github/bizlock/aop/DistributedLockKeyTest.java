@@ -1,0 +1,89 @@
+package io.github.bizlock.aop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.bizlock.annotation.DistributedLock;
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.test.TestDatabase;
+import io.github.bizlock.test.TestDatabaseExtension;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** What an annotated method's key expressions lock: its own expressions, evaluated for each call. */
+@ExtendWith(TestDatabaseExtension.class)
+class DistributedLockKeyTest {
+
+    /** One method, inherited by two beans whose class-level annotations lock it by different expressions. */
+    abstract static class Reports {
+
+        private final ObjectProvider<BizLockDao> dao;
+
+        Reports(ObjectProvider<BizLockDao> dao) {
+            this.dao = dao;
+        }
+
+        /** The locks the database holds while the method runs, as {@code name/key}. */
+        public List<String> build(String day) {
+            return heldInDatabase(dao);
+        }
+    }
+
+    @DistributedLock(name = "daily", key = "#p0")
+    static class DailyReports extends Reports {
+
+        DailyReports(ObjectProvider<BizLockDao> dao) {
+            super(dao);
+        }
+    }
+
+    @DistributedLock(name = "monthly", key = "'month-' + #p0.substring(0, 7)")
+    static class MonthlyReports extends Reports {
+
+        MonthlyReports(ObjectProvider<BizLockDao> dao) {
+            super(dao);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Services {
+
+        @Bean
+        DailyReports dailyReports(ObjectProvider<BizLockDao> dao) {
+            return new DailyReports(dao);
+        }
+
+        @Bean
+        MonthlyReports monthlyReports(ObjectProvider<BizLockDao> dao) {
+            return new MonthlyReports(dao);
+        }
+    }
+
+    private ApplicationContextRunner runner;
+
+    @BeforeEach
+    void setUp(TestDatabase database) {
+        runner = LockFixtures.runner(database).withUserConfiguration(Services.class);
+    }
+
+    private static List<String> heldInDatabase(ObjectProvider<BizLockDao> dao) {
+        return dao.getObject().findHeld(10).stream()
+                .map(row -> row.name() + "/" + row.key())
+                .toList();
+    }
+
+    @Test
+    void anInheritedMethodLocksTheKeyOfEachBeansOwnAnnotation() {
+        runner.run(context -> {
+            assertThat(context.getBean(DailyReports.class).build("2024-05-01")).containsExactly("daily/2024-05-01");
+            assertThat(context.getBean(MonthlyReports.class).build("2024-05-01"))
+                    .containsExactly("monthly/month-2024-05");
+            assertThat(context.getBean(DailyReports.class).build("2024-05-02")).containsExactly("daily/2024-05-02");
+        });
+    }
+}
