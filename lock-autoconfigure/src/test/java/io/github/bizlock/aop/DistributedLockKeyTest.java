@@ -1,12 +1,14 @@
 package io.github.bizlock.aop;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -50,8 +52,27 @@ class DistributedLockKeyTest {
         }
     }
 
+    static class Orders {
+
+        private final AtomicInteger calls = new AtomicInteger();
+
+        @DistributedLock(name = "order", key = "#id.substring(5)")
+        public void submit(String id) {
+            calls.incrementAndGet();
+        }
+
+        public int calls() {
+            return calls.get();
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class Services {
+
+        @Bean
+        Orders orders() {
+            return new Orders();
+        }
 
         @Bean
         DailyReports dailyReports(ObjectProvider<BizLockDao> dao) {
@@ -84,6 +105,19 @@ class DistributedLockKeyTest {
             assertThat(context.getBean(MonthlyReports.class).build("2024-05-01"))
                     .containsExactly("monthly/month-2024-05");
             assertThat(context.getBean(DailyReports.class).build("2024-05-02")).containsExactly("daily/2024-05-02");
+        });
+    }
+
+    @Test
+    void aKeyExpressionThatThrowsFailsTheCallNamingMethodAndExpression() {
+        runner.run(context -> {
+            Orders orders = context.getBean(Orders.class);
+            assertThatThrownBy(() -> orders.submit("o-1"))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("Orders.submit(String)")
+                    .hasMessageContaining("key expression '#id.substring(5)' failed")
+                    .hasCauseInstanceOf(StringIndexOutOfBoundsException.class);
+            assertThat(orders.calls()).as("the method did not run").isZero();
         });
     }
 }

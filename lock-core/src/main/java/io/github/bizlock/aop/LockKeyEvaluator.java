@@ -59,8 +59,8 @@ public final class LockKeyEvaluator {
      * @param expressions the {@code key} attribute; empty gives {@code defaultKey}
      * @param target the bean the method is called on, the expressions' root object
      * @param args the call's arguments
-     * @throws IllegalArgumentException if an expression does not parse, fails, or evaluates to {@code null}, naming the
-     *     method and the expression
+     * @throws IllegalArgumentException if an expression does not parse, fails or throws, or evaluates to {@code null},
+     *     naming the method and the expression
      */
     public String evaluate(
             Method method, String[] expressions, Object target, @Nullable Object[] args, String defaultKey) {
@@ -87,6 +87,13 @@ public final class LockKeyEvaluator {
         } catch (EvaluationException ex) {
             throw new IllegalArgumentException(
                     describe(method, expression) + " failed: " + ex.getMessage() + unknownNames(parsed, expression),
+                    ex);
+        } catch (RuntimeException ex) {
+            // A method the expression calls threw; SpEL passes such exceptions on unwrapped.
+            throw new IllegalArgumentException(
+                    describe(method, expression) + " failed: " + ex
+                            + "; make the expression work for every argument the method can get (for example"
+                            + " '#id.length() > 5 ? #id.substring(5) : #id')",
                     ex);
         }
         if (value == null) {

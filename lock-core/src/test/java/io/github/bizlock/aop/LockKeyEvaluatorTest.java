@@ -74,6 +74,15 @@ class LockKeyEvaluatorTest {
     }
 
     @Test
+    void expressionThatThrowsFailsNamingMethodAndExpressionKeepingTheCause() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, new Object[] {new Order("o-1", null), 1}, "#order.id.substring(5)"))
+                .withMessageContaining("Service.submit(Order, int)")
+                .withMessageContaining("'#order.id.substring(5)' failed")
+                .withCauseInstanceOf(StringIndexOutOfBoundsException.class);
+    }
+
+    @Test
     void expressionThatDoesNotParseFailsNamingMethodAndExpression() {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> key(evaluator, new Object[] {new Order("o-1", null), 1}, "#order.id +"))
