@@ -66,8 +66,44 @@ class DistributedLockKeyTest {
         }
     }
 
+    /** No toString of its own: its text is {@code Cart@1b6d3586}, different for every instance. */
+    static class Cart {
+
+        final String id;
+
+        Cart(String id) {
+            this.id = id;
+        }
+    }
+
+    static class Carts {
+
+        private final AtomicInteger calls = new AtomicInteger();
+
+        @DistributedLock(
+                name = "cart",
+                key = {"#tenant", "#cart"})
+        public void checkout(String tenant, Cart cart) {
+            calls.incrementAndGet();
+        }
+
+        @DistributedLock(name = "carts", key = "#ids")
+        public void checkoutAll(long[] ids) {
+            calls.incrementAndGet();
+        }
+
+        public int calls() {
+            return calls.get();
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class Services {
+
+        @Bean
+        Carts carts() {
+            return new Carts();
+        }
 
         @Bean
         Orders orders() {
@@ -118,6 +154,24 @@ class DistributedLockKeyTest {
                     .hasMessageContaining("key expression '#id.substring(5)' failed")
                     .hasCauseInstanceOf(StringIndexOutOfBoundsException.class);
             assertThat(orders.calls()).as("the method did not run").isZero();
+        });
+    }
+
+    @Test
+    void aKeyWithoutATextOfItsOwnFailsTheCallNamingMethodExpressionAndFix() {
+        runner.run(context -> {
+            Carts carts = context.getBean(Carts.class);
+            assertThatThrownBy(() -> carts.checkout("acme", new Cart("c-1")))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("Carts.checkout(String, Cart)")
+                    .hasMessageContaining("key expression '#cart'")
+                    .hasMessageContaining(Cart.class.getName() + ", which has no toString() of its own")
+                    .hasMessageContaining("'#cart.id'");
+            assertThatThrownBy(() -> carts.checkoutAll(new long[] {1, 2}))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("Carts.checkoutAll(long[])")
+                    .hasMessageContaining("key expression '#ids' evaluated to an array (long[])");
+            assertThat(carts.calls()).as("the methods did not run").isZero();
         });
     }
 }
