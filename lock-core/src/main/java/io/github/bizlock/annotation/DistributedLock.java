@@ -60,8 +60,9 @@ public @interface DistributedLock {
 
     /**
      * A fixed lease, e.g. {@code 30s}: the lock frees itself this long after it was taken, even if the method still runs.
-     * Empty means {@code bizlock.lease-time}, and when that is unset too a watchdog renews the lease while the method
-     * runs. Property placeholders are resolved.
+     * At most 365 days ({@link io.github.bizlock.LockOptions#MAX_LEASE_TIME}). Empty means {@code bizlock.lease-time},
+     * and when that is unset too a watchdog renews the lease while the method runs. Property placeholders are
+     * resolved.
      */
     String leaseTime() default "";
 

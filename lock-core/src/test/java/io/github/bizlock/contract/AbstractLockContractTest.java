@@ -814,4 +814,42 @@ public abstract class AbstractLockContractTest {
         assertThat(manager.activeThreadCount()).isZero();
         assertThat(manager.heldCount()).isZero();
     }
+
+    @Test
+    void aLeaseLongerThanTheMaximumIsRefusedBeforeAnythingIsWritten(DataSource dataSource) throws Exception {
+        LockManager manager = manager(dataSource);
+        Duration centuries = Duration.ofDays(365_000);
+        assertThatThrownBy(() -> manager.tryAcquire(key("1"), mode(), Duration.ZERO, centuries))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("lease time must be at most 365 days")
+                .hasMessageContaining("was PT8760000H");
+        assertThatThrownBy(() -> LockOptions.defaults().leaseTime(centuries))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("leaseTime must be at most 365 days");
+        assertThatThrownBy(() -> new DefaultLockTemplate(manager, mode(), Duration.ZERO, centuries))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("leaseTime must be at most 365 days");
+        assertThatThrownBy(() -> ContractManagers.builder(mode(), dataSource, InstanceId.generate())
+                        .watchdogLease(centuries))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("watchdog lease must be at most 365 days");
+        assertThat(new JdbcTemplate(dataSource)
+                        .queryForObject(
+                                "SELECT COUNT(*) FROM biz_lock WHERE biz_type = ?",
+                                Integer.class,
+                                lockName.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .as("no lock row was written")
+                .isZero();
+        assertThat(freeFor(manager(dataSource), "1"))
+                .as("the key is free at once")
+                .isTrue();
+        assertThat(manager.heldCount()).isZero();
+
+        try (LockHandle held = manager.tryAcquire(key("2"), mode(), Duration.ZERO, Duration.ofDays(365))
+                .orElseThrow()) {
+            assertThat(held.isHeld()).as("the maximum itself is a lease").isTrue();
+            assertThat(freeFor(manager(dataSource), "2")).isFalse();
+        }
+        assertThat(freeFor(manager(dataSource), "2")).isTrue();
+    }
 }
