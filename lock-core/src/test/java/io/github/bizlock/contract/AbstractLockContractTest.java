@@ -816,6 +816,58 @@ public abstract class AbstractLockContractTest {
     }
 
     @Test
+    void keysTheDatabaseWouldTakeForOthersAreRefused(DataSource dataSource) throws Exception {
+        LockManager manager = manager(dataSource);
+        LockTemplate locks = template(manager);
+        // UTF-8 has no encoding for half a surrogate pair: it would write '?', the lock of the key "?".
+        for (String key : List.of("\uD800", "\uDBFF", "x\uDC00", "\uDFFFy", "\uD800\uD800\uDC00")) {
+            assertThatThrownBy(() -> locks.tryAcquire(lockName, key, Duration.ZERO))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("The lock key contains a lone surrogate")
+                    .hasMessageContaining("at index " + (key.startsWith("x") ? 1 : 0))
+                    .hasMessageContaining("'?'");
+        }
+        assertThatThrownBy(() -> locks.tryAcquire("\uD83D" + lockName, "1", Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("The lock name contains a lone surrogate U+D83D at index 0");
+        // NAMED joins table, name and key with NUL: "a\0b"/"c" and "a"/"b\0c" would be one lock.
+        assertThatThrownBy(() -> locks.tryAcquire("a\u0000b", "c", Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("The lock name contains U+0000 (NUL) at index 1");
+        assertThatThrownBy(() -> locks.tryAcquire("a", "b\u0000c", Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("The lock key contains U+0000 (NUL) at index 1");
+        assertThat(manager.activeThreadCount()).isZero();
+        assertThat(manager.heldCount()).isZero();
+    }
+
+    @Test
+    void keysThatDifferOnlyInWaysAColumnMightIgnoreAreDistinctLocks(DataSource dataSource) throws Exception {
+        LockManager a = manager(dataSource);
+        LockManager b = manager(dataSource);
+        List<List<String>> pairs = List.of(
+                List.of("a", "a "), // PAD SPACE collations ignore trailing spaces
+                List.of("Order", "order"), // case-insensitive collations
+                List.of("?", "\uD83D\uDE00"), // a well-formed pair (an emoji) stays itself, never '?'
+                List.of("\u00e9", "e\u0301"), // composed and decomposed é
+                List.of("\u00df", "ss"),
+                List.of("a\tb", "a b"));
+        for (List<String> pair : pairs) {
+            for (int first = 0; first < 2; first++) {
+                String held = pair.get(first);
+                String other = pair.get(1 - first);
+                try (LockHandle handle = tryNow(a, held).orElseThrow()) {
+                    assertThat(handle.isHeld()).isTrue();
+                    assertThat(freeFor(b, other))
+                            .as("'%s' is free while '%s' is held", other, held)
+                            .isTrue();
+                    assertThat(freeFor(b, held)).isFalse();
+                }
+            }
+        }
+    }
+
+    @Test
     void aLeaseLongerThanTheMaximumIsRefusedBeforeAnythingIsWritten(DataSource dataSource) throws Exception {
         LockManager manager = manager(dataSource);
         Duration centuries = Duration.ofDays(365_000);
