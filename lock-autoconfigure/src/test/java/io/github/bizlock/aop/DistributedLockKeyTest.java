@@ -14,8 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 /** What an annotated method's key expressions lock: its own expressions, evaluated for each call. */
 @ExtendWith(TestDatabaseExtension.class)
@@ -97,35 +95,15 @@ class DistributedLockKeyTest {
         }
     }
 
-    @Configuration(proxyBeanMethods = false)
-    static class Services {
-
-        @Bean
-        Carts carts() {
-            return new Carts();
-        }
-
-        @Bean
-        Orders orders() {
-            return new Orders();
-        }
-
-        @Bean
-        DailyReports dailyReports(ObjectProvider<BizLockDao> dao) {
-            return new DailyReports(dao);
-        }
-
-        @Bean
-        MonthlyReports monthlyReports(ObjectProvider<BizLockDao> dao) {
-            return new MonthlyReports(dao);
-        }
-    }
-
     private ApplicationContextRunner runner;
 
     @BeforeEach
     void setUp(TestDatabase database) {
-        runner = LockFixtures.runner(database).withUserConfiguration(Services.class);
+        runner = LockFixtures.runner(database)
+                .withBean(DailyReports.class)
+                .withBean(MonthlyReports.class)
+                .withBean(Orders.class)
+                .withBean(Carts.class);
     }
 
     private static List<String> heldInDatabase(ObjectProvider<BizLockDao> dao) {
