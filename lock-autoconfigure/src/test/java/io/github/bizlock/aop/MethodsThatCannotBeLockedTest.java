@@ -1,8 +1,10 @@
 package io.github.bizlock.aop;
 
+import static io.github.bizlock.aop.LockFixtures.heldInDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bizlock.annotation.DistributedLock;
+import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.util.concurrent.CompletableFuture;
@@ -13,13 +15,16 @@ import kotlin.coroutines.Continuation;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
  * R16: an annotated method either runs under its lock or the application does not start. Methods that return before
- * their work is done would release the lock while the work still runs.
+ * their work is done would release the lock while the work still runs; methods the proxy cannot intercept would run
+ * without it.
  */
 @ExtendWith(TestDatabaseExtension.class)
 class MethodsThatCannotBeLockedTest {
@@ -81,6 +86,110 @@ class MethodsThatCannotBeLockedTest {
         }
     }
 
+    static class Private {
+
+        @DistributedLock(name = "job")
+        private void run() {}
+
+        public void call() {
+            run();
+        }
+    }
+
+    static class Final {
+
+        @DistributedLock(name = "job")
+        public final void run() {}
+    }
+
+    static class Static {
+
+        @DistributedLock(name = "job")
+        public static void run() {}
+    }
+
+    /** The class's annotation covers its own public methods, the final one too. */
+    @DistributedLock(name = "job")
+    static class FinalUnderClassAnnotation {
+
+        public void run() {}
+
+        public final void stop() {}
+    }
+
+    interface Job {
+
+        boolean run();
+    }
+
+    static class JobWithAnExtraMethod implements Job {
+
+        @Override
+        @DistributedLock(name = "job")
+        public boolean run() {
+            return true;
+        }
+
+        @DistributedLock(name = "job-extra")
+        public void extra() {}
+    }
+
+    /** Final methods it inherits from a class that is not annotated are not its business. */
+    static class Base {
+
+        public final String describe() {
+            return "base";
+        }
+    }
+
+    @DistributedLock(name = "job")
+    static class Lockable extends Base {
+
+        private final ObjectProvider<BizLockDao> dao;
+
+        Lockable(ObjectProvider<BizLockDao> dao) {
+            this.dao = dao;
+        }
+
+        public boolean run() {
+            return heldInDatabase(dao.getObject(), "job", DistributedLock.DEFAULT_KEY);
+        }
+
+        @DistributedLock(name = "job-protected")
+        protected boolean runProtected() {
+            return heldInDatabase(dao.getObject(), "job-protected", DistributedLock.DEFAULT_KEY);
+        }
+
+        @DistributedLock(name = "job-package")
+        boolean runInPackage() {
+            return heldInDatabase(dao.getObject(), "job-package", DistributedLock.DEFAULT_KEY);
+        }
+    }
+
+    /** Two beans that need each other: the first is proxied early, while the second is created. */
+    static class Cyclic {
+
+        private final ObjectProvider<BizLockDao> dao;
+
+        @Autowired
+        Other other;
+
+        Cyclic(ObjectProvider<BizLockDao> dao) {
+            this.dao = dao;
+        }
+
+        @DistributedLock(name = "cyclic")
+        public boolean run() {
+            return heldInDatabase(dao.getObject(), "cyclic", DistributedLock.DEFAULT_KEY);
+        }
+    }
+
+    static class Other {
+
+        @Autowired
+        Cyclic cyclic;
+    }
+
     private ApplicationContextRunner runner;
 
     @BeforeEach
@@ -116,5 +225,70 @@ class MethodsThatCannotBeLockedTest {
     @Test
     void refusesKotlinSuspendFunctions() {
         refusedAtStart(Coroutines.class, "build(String, Continuation)", "is a Kotlin suspend function");
+    }
+
+    private void refusedAtStart(ApplicationContextRunner runner, Class<?> bean, String... messages) {
+        runner.withBean(bean).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .as("the start-up error names the bean, the method and the problem")
+                    .hasMessageContaining("Error creating bean")
+                    .hasMessageContaining("would run without their lock");
+            for (String message : messages) {
+                assertThat(context.getStartupFailure()).hasMessageContaining(message);
+            }
+        });
+    }
+
+    @Test
+    void refusesPrivateMethods() {
+        refusedAtStart(runner, Private.class, "Private.run() is private");
+    }
+
+    @Test
+    void refusesFinalMethodsOfAClassBasedProxy() {
+        refusedAtStart(runner, Final.class, "Final.run() is final");
+        refusedAtStart(runner, FinalUnderClassAnnotation.class, "FinalUnderClassAnnotation.stop() is final");
+    }
+
+    @Test
+    void refusesStaticMethods() {
+        refusedAtStart(runner, Static.class, "Static.run() is static");
+    }
+
+    @Test
+    void refusesMethodsAJdkProxyDoesNotHave() {
+        refusedAtStart(
+                runner.withPropertyValues("spring.aop.proxy-target-class=false"),
+                JobWithAnExtraMethod.class,
+                "JobWithAnExtraMethod.extra() is not declared by an interface of the bean's JDK proxy ("
+                        + Job.class.getName() + ")",
+                "spring.aop.proxy-target-class=true");
+        runner.withPropertyValues("spring.aop.proxy-target-class=true")
+                .withBean(JobWithAnExtraMethod.class)
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void startsAndLocksWhenEveryMethodCanBeIntercepted() {
+        runner.withBean(Lockable.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(Lockable.class).run()).isTrue();
+            // A class-based proxy intercepts what it can override.
+            assertThat(context.getBean(Lockable.class).runProtected()).isTrue();
+            assertThat(context.getBean(Lockable.class).runInPackage()).isTrue();
+            assertThat(context.getBean(Lockable.class).describe()).isEqualTo("base");
+        });
+    }
+
+    @Test
+    void startsAndLocksABeanProxiedEarlyInAReferenceCycle() {
+        runner.withAllowCircularReferences(true)
+                .withBean(Cyclic.class)
+                .withBean(Other.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(Other.class).cyclic.run()).isTrue();
+                });
     }
 }
