@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -821,24 +822,31 @@ public abstract class AbstractLockContractTest {
         LockTemplate locks = template(manager);
         // UTF-8 has no encoding for half a surrogate pair: it would write '?', the lock of the key "?".
         for (String key : List.of("\uD800", "\uDBFF", "x\uDC00", "\uDFFFy", "\uD800\uD800\uDC00")) {
-            assertThatThrownBy(() -> locks.tryAcquire(lockName, key, Duration.ZERO))
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("The lock key contains a lone surrogate")
-                    .hasMessageContaining("at index " + (key.startsWith("x") ? 1 : 0))
-                    .hasMessageContaining("'?'");
+            refused(
+                    () -> locks.tryAcquire(lockName, key, Duration.ZERO),
+                    "The lock key contains a lone surrogate",
+                    "at index " + (key.startsWith("x") ? 1 : 0),
+                    "'?'");
         }
-        assertThatThrownBy(() -> locks.tryAcquire("\uD83D" + lockName, "1", Duration.ZERO))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("The lock name contains a lone surrogate U+D83D at index 0");
+        refused(
+                () -> locks.tryAcquire("\uD83D" + lockName, "1", Duration.ZERO),
+                "The lock name contains a lone surrogate U+D83D at index 0");
         // NAMED joins table, name and key with NUL: "a\0b"/"c" and "a"/"b\0c" would be one lock.
-        assertThatThrownBy(() -> locks.tryAcquire("a\u0000b", "c", Duration.ZERO))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("The lock name contains U+0000 (NUL) at index 1");
-        assertThatThrownBy(() -> locks.tryAcquire("a", "b\u0000c", Duration.ZERO))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("The lock key contains U+0000 (NUL) at index 1");
+        refused(
+                () -> locks.tryAcquire("a\u0000b", "c", Duration.ZERO),
+                "The lock name contains U+0000 (NUL) at index 1");
+        refused(
+                () -> locks.tryAcquire("a", "b\u0000c", Duration.ZERO),
+                "The lock key contains U+0000 (NUL) at index 1");
         assertThat(manager.activeThreadCount()).isZero();
         assertThat(manager.heldCount()).isZero();
+    }
+
+    private static void refused(ThrowingCallable call, String... messages) {
+        var thrown = assertThatThrownBy(call).isInstanceOf(IllegalArgumentException.class);
+        for (String message : messages) {
+            thrown.hasMessageContaining(message);
+        }
     }
 
     @Test
@@ -871,20 +879,18 @@ public abstract class AbstractLockContractTest {
     void aLeaseLongerThanTheMaximumIsRefusedBeforeAnythingIsWritten(DataSource dataSource) throws Exception {
         LockManager manager = manager(dataSource);
         Duration centuries = Duration.ofDays(365_000);
-        assertThatThrownBy(() -> manager.tryAcquire(key("1"), mode(), Duration.ZERO, centuries))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("lease time must be at most 365 days")
-                .hasMessageContaining("was PT8760000H");
-        assertThatThrownBy(() -> LockOptions.defaults().leaseTime(centuries))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("leaseTime must be at most 365 days");
-        assertThatThrownBy(() -> new DefaultLockTemplate(manager, mode(), Duration.ZERO, centuries))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("leaseTime must be at most 365 days");
-        assertThatThrownBy(() -> ContractManagers.builder(mode(), dataSource, InstanceId.generate())
-                        .watchdogLease(centuries))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("watchdog lease must be at most 365 days");
+        refused(
+                () -> manager.tryAcquire(key("1"), mode(), Duration.ZERO, centuries),
+                "lease time must be at most 365 days",
+                "was PT8760000H");
+        refused(() -> LockOptions.defaults().leaseTime(centuries), "leaseTime must be at most 365 days");
+        refused(
+                () -> new DefaultLockTemplate(manager, mode(), Duration.ZERO, centuries),
+                "leaseTime must be at most 365 days");
+        refused(
+                () -> ContractManagers.builder(mode(), dataSource, InstanceId.generate())
+                        .watchdogLease(centuries),
+                "watchdog lease must be at most 365 days");
         assertThat(new JdbcTemplate(dataSource)
                         .queryForObject(
                                 "SELECT COUNT(*) FROM biz_lock WHERE biz_type = ?",
