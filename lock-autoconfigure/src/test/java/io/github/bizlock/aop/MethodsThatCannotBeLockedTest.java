@@ -15,6 +15,7 @@ import kotlin.coroutines.Continuation;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -132,6 +133,27 @@ class MethodsThatCannotBeLockedTest {
 
         @DistributedLock(name = "job-extra")
         public void extra() {}
+    }
+
+    interface Handler<T> {
+
+        boolean handle(T value);
+    }
+
+    /** A JDK proxy calls the interface's handle(Object), which reaches handle(String) through a bridge method. */
+    static class OrderHandler implements Handler<String> {
+
+        private final ObjectProvider<BizLockDao> dao;
+
+        OrderHandler(ObjectProvider<BizLockDao> dao) {
+            this.dao = dao;
+        }
+
+        @Override
+        @DistributedLock(name = "handler", key = "#p0")
+        public boolean handle(String id) {
+            return heldInDatabase(dao.getObject(), "handler", id);
+        }
     }
 
     /** Final methods it inherits from a class that is not annotated are not its business. */
@@ -279,6 +301,19 @@ class MethodsThatCannotBeLockedTest {
             assertThat(context.getBean(Lockable.class).runInPackage()).isTrue();
             assertThat(context.getBean(Lockable.class).describe()).isEqualTo("base");
         });
+    }
+
+    @SuppressWarnings("unchecked")
+    @Test
+    void startsAndLocksAGenericInterfaceMethodThroughAJdkProxy() {
+        runner.withPropertyValues("spring.aop.proxy-target-class=false")
+                .withBean(OrderHandler.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    Handler<String> handler = context.getBean(Handler.class);
+                    assertThat(AopUtils.isJdkDynamicProxy(handler)).isTrue();
+                    assertThat(handler.handle("o-1")).isTrue();
+                });
     }
 
     @Test

@@ -16,6 +16,7 @@ import org.springframework.aop.scope.ScopedObject;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.FactoryBean;
 import org.springframework.beans.factory.config.SmartInstantiationAwareBeanPostProcessor;
+import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
@@ -75,10 +76,10 @@ final class LockedMethodCheck implements SmartInstantiationAwareBeanPostProcesso
         }
         List<String> problems = new ArrayList<>();
         for (Locked method : locked) {
-            String problem = unreachable(method, (Advised) used);
+            String problem = unreachable(method, (Advised) used, userClass);
             if (problem != null) {
                 problems.add(LockKeyEvaluator.methodName(method.method()) + " " + problem);
-            } else if (reachable(method, (Advised) used)) {
+            } else if (reachable(method, (Advised) used, userClass)) {
                 // Fails now, not on the first call, if the annotation is invalid (a JDK proxy looks at it only then).
                 advisor.resolve(method.method(), userClass);
             }
@@ -107,7 +108,7 @@ final class LockedMethodCheck implements SmartInstantiationAwareBeanPostProcesso
      * has only the methods of the interfaces it implements (a method only its class's annotation covers, missing from
      * them, cannot be called through the bean at all, so it is left alone).
      */
-    private static @Nullable String unreachable(Locked locked, Advised proxy) {
+    private static @Nullable String unreachable(Locked locked, Advised proxy, Class<?> userClass) {
         int modifiers = locked.method().getModifiers();
         if (Modifier.isStatic(modifiers)) {
             return "is static: static methods are never called through the proxy that takes the lock; make it an"
@@ -118,7 +119,7 @@ final class LockedMethodCheck implements SmartInstantiationAwareBeanPostProcesso
                     + " make it public and call it on the bean from another bean";
         }
         if (AopUtils.isJdkDynamicProxy(proxy)) {
-            if (locked.annotated() && !reachable(locked, proxy)) {
+            if (locked.annotated() && !reachable(locked, proxy, userClass)) {
                 return "is not declared by an interface of the bean's JDK proxy ("
                         + String.join(
                                 ", ",
@@ -137,11 +138,24 @@ final class LockedMethodCheck implements SmartInstantiationAwareBeanPostProcesso
         return null;
     }
 
-    /** Whether calls through the proxy can reach the method (its modifiers aside). */
-    private static boolean reachable(Locked locked, Advised proxy) {
-        return !AopUtils.isJdkDynamicProxy(proxy)
-                || Arrays.stream(proxy.getProxiedInterfaces())
-                        .anyMatch(type -> ClassUtils.hasMethod(type, locked.method()));
+    /**
+     * Whether calls through the proxy can reach the method (its modifiers aside): for a JDK proxy, whether a method of
+     * one of its interfaces is implemented by it (a generic interface's method through its bridge method).
+     */
+    private static boolean reachable(Locked locked, Advised proxy, Class<?> userClass) {
+        if (!AopUtils.isJdkDynamicProxy(proxy)) {
+            return true;
+        }
+        for (Class<?> type : proxy.getProxiedInterfaces()) {
+            for (Method declared : type.getMethods()) {
+                Method implementation =
+                        BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(declared, userClass));
+                if (implementation.equals(locked.method())) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**
@@ -154,9 +168,16 @@ final class LockedMethodCheck implements SmartInstantiationAwareBeanPostProcesso
         if (!AnnotationUtils.isCandidateClass(userClass, DistributedLock.class)) {
             return List.of();
         }
+        Method[] methods;
+        try {
+            methods = ReflectionUtils.getUniqueDeclaredMethods(
+                    userClass, method -> method.getDeclaringClass() != Object.class && !method.isSynthetic());
+        } catch (IllegalStateException | LinkageError ex) {
+            // A signature names a class that is missing: no proxy could look at these methods either.
+            return List.of();
+        }
         List<Locked> locked = new ArrayList<>();
-        for (Method method : ReflectionUtils.getUniqueDeclaredMethods(
-                userClass, method -> method.getDeclaringClass() != Object.class && !method.isSynthetic())) {
+        for (Method method : methods) {
             if (AnnotatedElementUtils.hasAnnotation(method, DistributedLock.class)) {
                 locked.add(new Locked(method, true));
             } else if (lockedByItsClass(method)) {
