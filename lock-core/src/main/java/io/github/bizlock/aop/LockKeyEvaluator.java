@@ -161,7 +161,10 @@ public final class LockKeyEvaluator {
         }
     }
 
-    /** The value, or an element of it, whose text names an instance rather than a value; {@code null} if none. */
+    /**
+     * The value, or an element of it (at any depth up to {@link #MAX_DEPTH}), whose text names an instance rather than
+     * a value; {@code null} if none.
+     */
     private static @Nullable Object withoutText(Object value, int depth) {
         Class<?> type = value.getClass();
         if (type.isArray() || OBJECT_TO_STRING.get(type)) {
@@ -178,8 +181,9 @@ public final class LockKeyEvaluator {
                                 ? optional.stream().toList()
                                 : List.of();
         for (Object element : elements) {
-            if (element != null && element != value && withoutText(element, depth + 1) != null) {
-                return element;
+            Object offender = element != null && element != value ? withoutText(element, depth + 1) : null;
+            if (offender != null) {
+                return offender;
             }
         }
         return null;

@@ -101,6 +101,9 @@ class LockKeyEvaluatorTest {
                 .isThrownBy(() -> key(evaluator, args, "{#order.id, new " + Cart.class.getName() + "()}"))
                 .withMessageContaining("a List holding an instance of " + Cart.class.getName());
         assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, args, "{'a': {new " + Cart.class.getName() + "()}}"))
+                .withMessageContaining("a Map holding an instance of " + Cart.class.getName());
+        assertThatIllegalArgumentException()
                 .isThrownBy(() -> key(evaluator, args, "new Object()"))
                 .withMessageContaining("java.lang.Object, which has no toString() of its own");
     }
