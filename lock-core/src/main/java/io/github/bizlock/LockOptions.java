@@ -14,6 +14,15 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LockOptions {
 
+    /**
+     * The longest fixed lease: 365 days. A fixed lease is how long a crashed holder keeps everyone else out, so a longer
+     * one would be the same as never; work that runs that long leaves the lease unset and has it renewed while its
+     * holder lives. The bound also keeps every lease far inside what the lock needs to count: nanoseconds of
+     * {@link System#nanoTime()} (about 292 years), microseconds in SQL, and lease ends in a {@code DATETIME(6)} column
+     * (up to the year 9999).
+     */
+    public static final Duration MAX_LEASE_TIME = Duration.ofDays(365);
+
     private static final LockOptions DEFAULTS = new LockOptions(null, null, null, null);
 
     private final @Nullable LockMode mode;
@@ -56,13 +65,18 @@ public final class LockOptions {
      * The same options with a fixed lease: the lock frees itself this long after it was acquired, and no watchdog
      * renews it. Without a lease time the lock is renewed while its holder lives.
      *
-     * @throws IllegalArgumentException if the duration is zero or negative
+     * @throws IllegalArgumentException if the duration is zero, negative or longer than {@link #MAX_LEASE_TIME}
      */
     public LockOptions leaseTime(Duration leaseTime) {
         Objects.requireNonNull(leaseTime, "leaseTime");
         if (leaseTime.isZero() || leaseTime.isNegative()) {
             throw new IllegalArgumentException("leaseTime must be positive, was " + leaseTime
                     + "; leave it unset to have the watchdog renew the lease while the holder runs");
+        }
+        if (leaseTime.compareTo(MAX_LEASE_TIME) > 0) {
+            throw new IllegalArgumentException("leaseTime must be at most 365 days (" + MAX_LEASE_TIME + "), was "
+                    + leaseTime + ": a crashed holder would keep the lock from everyone that long; leave it unset to"
+                    + " have the watchdog renew the lease while the holder runs, however long that is");
         }
         return new LockOptions(mode, waitTime, leaseTime, onLost);
     }

@@ -23,6 +23,7 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -205,6 +206,13 @@ public final class BizLockAutoConfiguration {
             int order = environment.getProperty(
                     "bizlock.advisor-order", Integer.class, BizLockProperties.DEFAULT_ADVISOR_ORDER);
             return new DistributedLockAdvisor(lockTemplate::getObject, beanFactory, order);
+        }
+
+        /** Fails the start of an application whose {@code @DistributedLock} methods would run without their lock. */
+        @Bean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        static BeanPostProcessor distributedLockMethodCheck() {
+            return DistributedLockAdvisor.methodCheck();
         }
 
         static class AutoProxyRegistrar implements ImportBeanDefinitionRegistrar {

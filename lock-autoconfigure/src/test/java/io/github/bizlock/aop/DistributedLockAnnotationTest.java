@@ -274,6 +274,12 @@ class DistributedLockAnnotationTest {
         public void run() {}
     }
 
+    static class CenturiesLease {
+
+        @DistributedLock(name = "x", leaseTime = "365000d")
+        public void run() {}
+    }
+
     static class BadExpression {
 
         @DistributedLock(name = "x", key = "#p0 +")
@@ -302,6 +308,14 @@ class DistributedLockAnnotationTest {
                 .run(context -> assertThat(context.getStartupFailure())
                         .hasStackTraceContaining("BadDuration.run()")
                         .hasStackTraceContaining("'3 parsecs' is not a duration"));
+    }
+
+    @Test
+    void failsAtStartWhenALeaseIsLongerThanTheMaximum() {
+        runner.withBean(CenturiesLease.class)
+                .run(context -> assertThat(context.getStartupFailure())
+                        .hasStackTraceContaining("CenturiesLease.run()")
+                        .hasStackTraceContaining("leaseTime must be at most 365 days"));
     }
 
     @Test

@@ -23,6 +23,13 @@ import java.lang.annotation.Target;
  * the method runs inside a transaction that was already active, the lock is released when that transaction completes,
  * so the next holder never reads uncommitted data.
  *
+ * <p>The lock is taken by the bean's proxy, so only calls through it are locked: calls from another bean on an instance
+ * method of a Spring bean that returns when its work is done. A bean whose annotated methods the proxy cannot intercept
+ * (private, static, final under a class-based proxy, missing from a JDK proxy's interfaces, or the bean not proxied at
+ * all) or that return before their work is done (futures, reactive publishers, Kotlin {@code suspend} functions) fails
+ * to be created. Calls from inside the bean ({@code this.submit(...)}) and objects that are not Spring beans cannot be
+ * seen: they run without the lock.
+ *
  * <p>Put it on a method, on a class or interface (every public method then locks), or on an annotation of your own to
  * use that as a shorthand:
  *
@@ -48,7 +55,9 @@ public @interface DistributedLock {
     /**
      * SpEL expressions over the method's parameters giving the lock's key, e.g. {@code #order.id}, {@code #p0},
      * {@code #a1}, or {@code @tenants.current()}; several are joined with {@code :}. Each must evaluate to a non-null
-     * value. Empty means one lock for all calls ({@value #DEFAULT_KEY}).
+     * value with a text of its own ({@code toString()}): a string, number, enum, record and the like, not an array or
+     * an object whose class inherits {@code Object.toString()}. The key is at most 512 bytes of UTF-8, without U+0000
+     * or lone surrogates. Empty means one lock for all calls ({@value #DEFAULT_KEY}).
      */
     String[] key() default {};
 
@@ -60,8 +69,9 @@ public @interface DistributedLock {
 
     /**
      * A fixed lease, e.g. {@code 30s}: the lock frees itself this long after it was taken, even if the method still runs.
-     * Empty means {@code bizlock.lease-time}, and when that is unset too a watchdog renews the lease while the method
-     * runs. Property placeholders are resolved.
+     * At most 365 days ({@link io.github.bizlock.LockOptions#MAX_LEASE_TIME}). Empty means {@code bizlock.lease-time},
+     * and when that is unset too a watchdog renews the lease while the method runs. Property placeholders are
+     * resolved.
      */
     String leaseTime() default "";
 

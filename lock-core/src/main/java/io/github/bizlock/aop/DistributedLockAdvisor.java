@@ -2,6 +2,7 @@ package io.github.bizlock.aop;
 
 import io.github.bizlock.LockTemplate;
 import java.lang.reflect.Method;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.aopalliance.aop.Advice;
 import org.jspecify.annotations.Nullable;
@@ -9,6 +10,7 @@ import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.Ordered;
 
 /**
@@ -46,6 +48,33 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
             }
         };
         setOrder(order);
+    }
+
+    /**
+     * A bean post-processor that fails the creation of a bean whose {@code @DistributedLock} methods would run without
+     * their lock: private, static or final methods, methods missing from the interfaces of a JDK proxy, and beans that
+     * were not proxied with this advisor at all (no auto-proxy creator). It also checks every annotated method of a
+     * bean when the bean is created rather than on its first call. Spring Boot's auto-configuration registers it; in a
+     * plain Spring application, declare it next to the advisor:
+     *
+     * <pre>{@code
+     * @Bean
+     * static BeanPostProcessor distributedLockMethodCheck() {
+     *     return DistributedLockAdvisor.methodCheck();
+     * }
+     * }</pre>
+     */
+    public static BeanPostProcessor methodCheck() {
+        return new LockedMethodCheck();
+    }
+
+    /**
+     * The lock for calls of {@code method} on a bean of {@code targetClass}, if any.
+     *
+     * @throws IllegalArgumentException if the annotation is invalid for this method
+     */
+    Optional<LockedMethod> resolve(Method method, Class<?> targetClass) {
+        return methods.resolve(method, targetClass);
     }
 
     @Override

@@ -3,9 +3,11 @@ package io.github.bizlock.aop;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -25,7 +27,9 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
  * Evaluates {@code @DistributedLock} keys: SpEL over the method's arguments ({@code #name}, {@code #p0}, {@code #a0})
- * and beans ({@code @bean}). One parser for all methods; each method's expressions are parsed once and cached.
+ * and beans ({@code @bean}). One parser for all methods; the expressions of each method are parsed once and cached
+ * by method and expression text, since one method (inherited by several bean classes) can be locked by different
+ * annotations.
  */
 final class LockKeyEvaluator {
 
@@ -34,9 +38,24 @@ final class LockKeyEvaluator {
 
     private static final ExpressionParser PARSER = new SpelExpressionParser();
 
+    /** How deep into collections, maps and optionals a key value is checked for elements without a text. */
+    private static final int MAX_DEPTH = 3;
+
+    /** Whether a class's {@code toString()} is {@code Object}'s. */
+    private static final ClassValue<Boolean> OBJECT_TO_STRING = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            try {
+                return type.getMethod("toString").getDeclaringClass() == Object.class;
+            } catch (NoSuchMethodException ex) {
+                throw new IllegalStateException("every class has toString()", ex);
+            }
+        }
+    };
+
     private final ParameterNameDiscoverer parameterNames;
     private final @Nullable BeanFactoryResolver beanResolver;
-    private final Map<Method, ParsedKey> cache = new ConcurrentHashMap<>();
+    private final Map<CacheKey, ParsedKey> cache = new ConcurrentHashMap<>();
 
     /**
      * @param beanFactory resolves {@code @bean} references, or {@code null} to allow none
@@ -57,8 +76,9 @@ final class LockKeyEvaluator {
      * @param expressions the {@code key} attribute; empty gives {@code defaultKey}
      * @param target the bean the method is called on, the expressions' root object
      * @param args the call's arguments
-     * @throws IllegalArgumentException if an expression does not parse, fails, or evaluates to {@code null}, naming the
-     *     method and the expression
+     * @throws IllegalArgumentException if an expression does not parse, fails or throws, or evaluates to {@code null}
+     *     or to a value without a text of its own (an array, an object without {@code toString()}), naming the method
+     *     and the expression
      */
     String evaluate(Method method, String[] expressions, Object target, @Nullable Object[] args, String defaultKey) {
         if (expressions.length == 0) {
@@ -85,22 +105,113 @@ final class LockKeyEvaluator {
             throw new IllegalArgumentException(
                     describe(method, expression) + " failed: " + ex.getMessage() + unknownNames(parsed, expression),
                     ex);
+        } catch (RuntimeException ex) {
+            // A method the expression calls threw; SpEL passes such exceptions on unwrapped.
+            throw new IllegalArgumentException(
+                    describe(method, expression) + " failed: " + ex
+                            + "; make the expression work for every argument the method can get (for example"
+                            + " '#id.length() > 5 ? #id.substring(5) : #id')",
+                    ex);
         }
         if (value == null) {
             throw new IllegalArgumentException(describe(method, expression)
                     + " evaluated to null; a lock key needs a value (guard it, e.g. '#order?.id ?: \"none\"')"
                     + unknownNames(parsed, expression));
         }
-        return value.toString();
+        return text(method, expression, value);
     }
 
     /**
-     * Parses a method's key expressions, once per method.
+     * The key text of a value, if it has one: a text that is the same for equal values, in every process. What
+     * {@code Object.toString()} gives ({@code Order@1b6d3586}) names an instance, not a value: a new key for every call,
+     * so calls would never exclude each other.
+     */
+    private static String text(Method method, Expression expression, Object value) {
+        Object offender = withoutText(value, 0);
+        if (offender != null) {
+            String text = expression.getExpressionString();
+            Class<?> type = offender.getClass();
+            String what = type.isArray()
+                    ? "an array (" + type.getSimpleName() + "), whose text (like " + type.getName()
+                            + "@1b6d3586) names the array, not its elements"
+                    : "an instance of " + type.getName() + ", which has no toString() of its own: its text (like "
+                            + type.getSimpleName() + "@1b6d3586) names the object, not its value";
+            String fix;
+            if (offender != value) {
+                what = "a " + kind(value) + " holding " + what;
+                fix = "implement toString() in " + type.getName()
+                        + ", or build the key from what identifies each element (such as '" + text + ".![id]')";
+            } else if (type.isArray()) {
+                fix = "use its elements, such as 'T(java.util.Arrays).toString(" + text + ")'";
+            } else {
+                fix = "use a property that identifies it, such as '" + text + ".id', or implement toString() in "
+                        + type.getName();
+            }
+            throw new IllegalArgumentException(describe(method, expression) + " evaluated to " + what
+                    + ", so it differs on every call and calls would never exclude each other; " + fix);
+        }
+        try {
+            return value.toString();
+        } catch (RuntimeException ex) {
+            throw new IllegalArgumentException(
+                    describe(method, expression) + " evaluated to an instance of "
+                            + value.getClass().getName() + " whose toString() threw " + ex,
+                    ex);
+        }
+    }
+
+    /**
+     * The value, or an element of it (at any depth up to {@link #MAX_DEPTH}), whose text names an instance rather than
+     * a value; {@code null} if none.
+     */
+    private static @Nullable Object withoutText(Object value, int depth) {
+        Class<?> type = value.getClass();
+        if (type.isArray() || OBJECT_TO_STRING.get(type)) {
+            return value;
+        }
+        if (depth == MAX_DEPTH) {
+            return null;
+        }
+        Collection<?> elements = value instanceof Collection<?> collection
+                ? collection
+                : value instanceof Map<?, ?> map
+                        ? concat(map.keySet(), map.values())
+                        : value instanceof Optional<?> optional
+                                ? optional.stream().toList()
+                                : List.of();
+        for (Object element : elements) {
+            Object offender = element != null && element != value ? withoutText(element, depth + 1) : null;
+            if (offender != null) {
+                return offender;
+            }
+        }
+        return null;
+    }
+
+    private static List<?> concat(Collection<?> first, Collection<?> second) {
+        List<Object> both = new ArrayList<>(first);
+        both.addAll(second);
+        return both;
+    }
+
+    private static String kind(Object container) {
+        return container instanceof List<?>
+                ? "List"
+                : container instanceof Set<?>
+                        ? "Set"
+                        : container instanceof Map<?, ?>
+                                ? "Map"
+                                : container instanceof Optional<?> ? "Optional" : "Collection";
+    }
+
+    /**
+     * Parses a method's key expressions, once per method and expressions.
      *
      * @throws IllegalArgumentException if one is blank or does not parse
      */
     ParsedKey parse(Method method, String[] expressions) {
-        return cache.computeIfAbsent(method, m -> parseNow(m, expressions));
+        return cache.computeIfAbsent(
+                new CacheKey(method, Arrays.asList(expressions.clone())), key -> parseNow(method, expressions));
     }
 
     private ParsedKey parseNow(Method method, String[] expressions) {
@@ -177,4 +288,6 @@ final class LockKeyEvaluator {
     }
 
     record ParsedKey(List<Expression> expressions, Set<String> known, boolean namesAvailable) {}
+
+    private record CacheKey(Method method, List<String> expressions) {}
 }

@@ -10,13 +10,18 @@ import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Flow;
+import java.util.concurrent.Future;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.MethodClassKey;
+import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ClassUtils;
@@ -29,6 +34,12 @@ import org.springframework.util.ReflectionUtils;
 final class LockedMethodResolver {
 
     private static final Optional<LockedMethod> NOT_LOCKED = Optional.empty();
+
+    private static final String KOTLIN_CONTINUATION = "kotlin.coroutines.Continuation";
+
+    /** Return types whose work goes on after the method returns, besides futures and the JDK's Flow.Publisher. */
+    private static final Set<String> REACTIVE_TYPES =
+            Set.of("org.reactivestreams.Publisher", "kotlinx.coroutines.flow.Flow", "kotlinx.coroutines.Deferred");
 
     private final @Nullable BeanFactory beanFactory;
     private final LockKeyEvaluator keys;
@@ -102,6 +113,7 @@ final class LockedMethodResolver {
             options = options.onLost(onLost[0]);
         }
         keys.parse(method, lock.key());
+        refuseEarlyReturn(method, description);
         Class<?> returnType = method.getReturnType();
         Method fallback = null;
         if (lock.onFailure() == OnFailure.SKIP && returnType.isPrimitive() && returnType != void.class) {
@@ -124,6 +136,48 @@ final class LockedMethodResolver {
                 lock.onFailure(),
                 fallback,
                 returnType == Optional.class);
+    }
+
+    /**
+     * Refuses a method that returns before its work is done: the lock would be released when it returns, while the
+     * work still runs. Reactive and Kotlin types are recognised by name, so none of their libraries is needed.
+     */
+    private static void refuseEarlyReturn(Method method, String description) {
+        Class<?> returnType = method.getReturnType();
+        Class<?>[] parameters = method.getParameterTypes();
+        String what;
+        if (parameters.length > 0 && parameters[parameters.length - 1].getName().equals(KOTLIN_CONTINUATION)) {
+            what = "is a Kotlin suspend function (its last parameter is " + KOTLIN_CONTINUATION
+                    + "), which can return while its work is suspended";
+        } else if (Future.class.isAssignableFrom(returnType)
+                || CompletionStage.class.isAssignableFrom(returnType)
+                || Flow.Publisher.class.isAssignableFrom(returnType)
+                || isNamed(returnType, REACTIVE_TYPES)
+                || ReactiveAdapterRegistry.getSharedInstance().getAdapter(returnType) != null) {
+            what = "returns " + returnType.getName() + ", so it returns before its work is done";
+        } else {
+            return;
+        }
+        throw new IllegalArgumentException(description + " " + what + ", and the lock would be released while its"
+                + " work still runs; bizlock cannot hold a lock until asynchronous work completes. Take the lock inside"
+                + " the work instead (LockTemplate.execute in the task, or a @DistributedLock method with a plain"
+                + " return type that the task calls), or return the result itself");
+    }
+
+    /** Whether the type is, extends or implements one of the named types. */
+    private static boolean isNamed(@Nullable Class<?> type, Set<String> names) {
+        if (type == null) {
+            return false;
+        }
+        if (names.contains(type.getName())) {
+            return true;
+        }
+        for (Class<?> implemented : type.getInterfaces()) {
+            if (isNamed(implemented, names)) {
+                return true;
+            }
+        }
+        return isNamed(type.getSuperclass(), names);
     }
 
     private static Method fallback(String name, Method method, Class<?> userClass, String description) {

@@ -73,6 +73,82 @@ class LockKeyEvaluatorTest {
                 .withMessageContaining("'#order.id' failed");
     }
 
+    /** No toString of its own: its text is {@code Cart@1b6d3586}, different for every instance. */
+    public static final class Cart {
+        public Cart() {}
+    }
+
+    enum Status {
+        OPEN
+    }
+
+    @Test
+    void valuesWithoutATextOfTheirOwnAreRefusedNamingMethodExpressionAndFix() {
+        Object[] args = {new Order("o-1", null), 1};
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, args, "new " + Cart.class.getName() + "()"))
+                .withMessageContaining("Service.submit(Order, int)")
+                .withMessageContaining("key expression 'new " + Cart.class.getName() + "()'")
+                .withMessageContaining(Cart.class.getName() + ", which has no toString() of its own")
+                .withMessageContaining("so it differs on every call and calls would never exclude each other")
+                .withMessageContaining("use a property that identifies it")
+                .withMessageContaining("or implement toString() in " + Cart.class.getName());
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, args, "#order.id", "new int[] {1, 2}"))
+                .withMessageContaining("key expression 'new int[] {1, 2}'")
+                .withMessageContaining("an array (int[])");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, args, "{#order.id, new " + Cart.class.getName() + "()}"))
+                .withMessageContaining("a List holding an instance of " + Cart.class.getName());
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, args, "{'a': {new " + Cart.class.getName() + "()}}"))
+                .withMessageContaining("a Map holding an instance of " + Cart.class.getName());
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, args, "new Object()"))
+                .withMessageContaining("java.lang.Object, which has no toString() of its own");
+    }
+
+    @Test
+    void valuesWithATextOfTheirOwnAreKeys() {
+        Object[] args = {new Order("o-1", null), 1};
+        String uuid = "9f3c5a4e-0000-4000-8000-000000000001";
+        assertThat(key(evaluator, args, "#order")).isEqualTo("Order[id=o-1, customer=null]");
+        assertThat(key(evaluator, args, "T(" + Status.class.getName() + ").OPEN"))
+                .isEqualTo("OPEN");
+        assertThat(key(evaluator, args, "T(java.util.UUID).fromString('" + uuid + "')"))
+                .isEqualTo(uuid);
+        assertThat(key(evaluator, args, "{#order.id, #p1}")).isEqualTo("[o-1, 1]");
+        assertThat(key(evaluator, args, "#p1 * 2.5")).isEqualTo("2.5");
+    }
+
+    public static final class Broken {
+        public Broken() {}
+
+        @Override
+        public String toString() {
+            throw new IllegalStateException("not yet loaded");
+        }
+    }
+
+    @Test
+    void aToStringThatThrowsFailsNamingMethodAndExpression() {
+        Object[] args = {new Order("o-1", null), 1};
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, args, "new " + Broken.class.getName() + "()"))
+                .withMessageContaining("key expression 'new " + Broken.class.getName() + "()'")
+                .withMessageContaining("toString() threw java.lang.IllegalStateException: not yet loaded")
+                .withCauseInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void expressionThatThrowsFailsNamingMethodAndExpressionKeepingTheCause() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, new Object[] {new Order("o-1", null), 1}, "#order.id.substring(5)"))
+                .withMessageContaining("Service.submit(Order, int)")
+                .withMessageContaining("'#order.id.substring(5)' failed")
+                .withCauseInstanceOf(StringIndexOutOfBoundsException.class);
+    }
+
     @Test
     void expressionThatDoesNotParseFailsNamingMethodAndExpression() {
         assertThatIllegalArgumentException()
@@ -123,5 +199,15 @@ class LockKeyEvaluatorTest {
     void parsesEachMethodsExpressionsOnce() {
         String[] expressions = {"#order.id"};
         assertThat(evaluator.parse(submit, expressions)).isSameAs(evaluator.parse(submit, expressions));
+    }
+
+    @Test
+    void oneMethodLockedByDifferentExpressionsEvaluatesEachOfThem() {
+        // One inherited method can be locked by different annotations in different bean classes.
+        Object[] args = {new Order("o-1", "alice"), 3};
+        assertThat(key(evaluator, args, "#order.id")).isEqualTo("o-1");
+        assertThat(key(evaluator, args, "#order.customer")).isEqualTo("alice");
+        assertThat(key(evaluator, args, "#order.customer", "#p1")).isEqualTo("alice:3");
+        assertThat(key(evaluator, args, "#order.id")).isEqualTo("o-1");
     }
 }

@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -813,5 +814,100 @@ public abstract class AbstractLockContractTest {
                 .hasMessageContaining("leaseTime must be positive");
         assertThat(manager.activeThreadCount()).isZero();
         assertThat(manager.heldCount()).isZero();
+    }
+
+    @Test
+    void keysTheDatabaseWouldTakeForOthersAreRefused(DataSource dataSource) throws Exception {
+        LockManager manager = manager(dataSource);
+        LockTemplate locks = template(manager);
+        // UTF-8 has no encoding for half a surrogate pair: it would write '?', the lock of the key "?".
+        for (String key : List.of("\uD800", "\uDBFF", "x\uDC00", "\uDFFFy", "\uD800\uD800\uDC00")) {
+            refused(
+                    () -> locks.tryAcquire(lockName, key, Duration.ZERO),
+                    "The lock key contains a lone surrogate",
+                    "at index " + (key.startsWith("x") ? 1 : 0),
+                    "'?'");
+        }
+        refused(
+                () -> locks.tryAcquire("\uD83D" + lockName, "1", Duration.ZERO),
+                "The lock name contains a lone surrogate U+D83D at index 0");
+        // NAMED joins table, name and key with NUL: "a\0b"/"c" and "a"/"b\0c" would be one lock.
+        refused(
+                () -> locks.tryAcquire("a\u0000b", "c", Duration.ZERO),
+                "The lock name contains U+0000 (NUL) at index 1");
+        refused(
+                () -> locks.tryAcquire("a", "b\u0000c", Duration.ZERO),
+                "The lock key contains U+0000 (NUL) at index 1");
+        assertThat(manager.activeThreadCount()).isZero();
+        assertThat(manager.heldCount()).isZero();
+    }
+
+    private static void refused(ThrowingCallable call, String... messages) {
+        var thrown = assertThatThrownBy(call).isInstanceOf(IllegalArgumentException.class);
+        for (String message : messages) {
+            thrown.hasMessageContaining(message);
+        }
+    }
+
+    @Test
+    void keysThatDifferOnlyInWaysAColumnMightIgnoreAreDistinctLocks(DataSource dataSource) throws Exception {
+        LockManager a = manager(dataSource);
+        LockManager b = manager(dataSource);
+        List<List<String>> pairs = List.of(
+                List.of("a", "a "), // PAD SPACE collations ignore trailing spaces
+                List.of("Order", "order"), // case-insensitive collations
+                List.of("?", "\uD83D\uDE00"), // a well-formed pair (an emoji) stays itself, never '?'
+                List.of("\u00e9", "e\u0301"), // composed and decomposed é
+                List.of("\u00df", "ss"),
+                List.of("a\tb", "a b"));
+        for (List<String> pair : pairs) {
+            for (int first = 0; first < 2; first++) {
+                String held = pair.get(first);
+                String other = pair.get(1 - first);
+                try (LockHandle handle = tryNow(a, held).orElseThrow()) {
+                    assertThat(handle.isHeld()).isTrue();
+                    assertThat(freeFor(b, other))
+                            .as("'%s' is free while '%s' is held", other, held)
+                            .isTrue();
+                    assertThat(freeFor(b, held)).isFalse();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aLeaseLongerThanTheMaximumIsRefusedBeforeAnythingIsWritten(DataSource dataSource) throws Exception {
+        LockManager manager = manager(dataSource);
+        Duration centuries = Duration.ofDays(365_000);
+        refused(
+                () -> manager.tryAcquire(key("1"), mode(), Duration.ZERO, centuries),
+                "lease time must be at most 365 days",
+                "was PT8760000H");
+        refused(() -> LockOptions.defaults().leaseTime(centuries), "leaseTime must be at most 365 days");
+        refused(
+                () -> new DefaultLockTemplate(manager, mode(), Duration.ZERO, centuries),
+                "leaseTime must be at most 365 days");
+        refused(
+                () -> ContractManagers.builder(mode(), dataSource, InstanceId.generate())
+                        .watchdogLease(centuries),
+                "watchdog lease must be at most 365 days");
+        assertThat(new JdbcTemplate(dataSource)
+                        .queryForObject(
+                                "SELECT COUNT(*) FROM biz_lock WHERE biz_type = ?",
+                                Integer.class,
+                                lockName.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .as("no lock row was written")
+                .isZero();
+        assertThat(freeFor(manager(dataSource), "1"))
+                .as("the key is free at once")
+                .isTrue();
+        assertThat(manager.heldCount()).isZero();
+
+        try (LockHandle held = manager.tryAcquire(key("2"), mode(), Duration.ZERO, Duration.ofDays(365))
+                .orElseThrow()) {
+            assertThat(held.isHeld()).as("the maximum itself is a lease").isTrue();
+            assertThat(freeFor(manager(dataSource), "2")).isFalse();
+        }
+        assertThat(freeFor(manager(dataSource), "2")).isTrue();
     }
 }

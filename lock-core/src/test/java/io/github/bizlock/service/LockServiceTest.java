@@ -26,6 +26,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -69,6 +70,11 @@ class LockServiceTest {
                 ObjectProvider<LockTemplate> lockTemplate, BeanFactory beanFactory) {
             return new DistributedLockAdvisor(
                     lockTemplate::getObject, beanFactory, DistributedLockAdvisor.DEFAULT_ORDER);
+        }
+
+        @Bean
+        static BeanPostProcessor distributedLockMethodCheck() {
+            return DistributedLockAdvisor.methodCheck();
         }
     }
 

@@ -5,6 +5,7 @@ import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockLostListener;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockOptions;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import java.time.Duration;
@@ -193,6 +194,11 @@ public final class LockManager implements AutoCloseable {
             throw new IllegalArgumentException("The lease time must be positive, was " + lease
                     + "; leave it unset to have the watchdog renew the lease while the lock is held");
         }
+        if (lease != null && lease.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            throw new IllegalArgumentException("The lease time must be at most 365 days (" + LockOptions.MAX_LEASE_TIME
+                    + "), was " + lease + "; leave it unset to have the watchdog renew the lease while the lock is"
+                    + " held");
+        }
     }
 
     /** Builds a {@link LockManager}. */
@@ -219,6 +225,11 @@ public final class LockManager implements AutoCloseable {
             if (lease.compareTo(Duration.ofMillis(300)) < 0) {
                 throw new IllegalArgumentException(
                         "The watchdog lease must be at least 300ms (it is renewed every third of it), was " + lease);
+            }
+            if (lease.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+                throw new IllegalArgumentException("The watchdog lease must be at most 365 days ("
+                        + LockOptions.MAX_LEASE_TIME + "), was " + lease + "; it is how long a crashed holder keeps"
+                        + " its locks, so keep it short (the default is 30s)");
             }
             this.watchdogLease = lease;
             return this;
