@@ -9,6 +9,8 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockModeConflictException;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.test.TestDatabaseExtension;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -259,6 +261,17 @@ class ModeBindingTest {
         try (LockHandle named = acquire(instance(), key, LockMode.NAMED)) {
             assertThat(named.fencingToken()).isGreaterThan(leaseToken);
         }
+    }
+
+    @Test
+    void theReadmeShowsTheStatementsAsTheErrorPrintsThem() throws Exception {
+        LockManager app = instance();
+        LockKey stock = new LockKey("stock", "1");
+        acquire(app, stock, LockMode.LEASE).close();
+        String readme = Files.readString(Path.of("..", "README.md"));
+        String section = readme.substring(readme.indexOf("### Changing a name's mode"));
+        String block = section.substring(section.indexOf("```sql\n") + 7, section.indexOf("   ```\n"));
+        assertThat(block.replaceAll("(?m)^   ", "")).isEqualTo(changeStatements(app, stock, LockMode.ROW));
     }
 
     /** The statements the conflict's message tells an operator to run to bind the key's name to {@code mode}. */
