@@ -46,6 +46,7 @@ class ArchitectureTest {
             LockLostListener.class,
             LockLostPolicy.class,
             LockAcquisitionException.class,
+            LockModeConflictException.class,
             DistributedLock.class,
             OnFailure.class,
             // What a plain Spring application registers as beans; the rest of aop is package-private.

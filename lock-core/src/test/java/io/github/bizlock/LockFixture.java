@@ -6,6 +6,9 @@ import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.internal.jdbc.lease.Backoff;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
+import io.github.bizlock.internal.jdbc.named.NamedLockEngine;
+import io.github.bizlock.internal.jdbc.row.RowLockEngine;
+import io.github.bizlock.internal.jdbc.session.SessionLocks;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -43,7 +46,22 @@ public final class LockFixture {
     }
 
     public static LockManager.Builder manager(BizLockDao dao, String instanceId) {
-        return LockManager.builder(instanceId).engine(new LeaseLockEngine(dao, instanceId, Backoff.DEFAULT));
+        return LockManager.builder(instanceId)
+                .engine(new LeaseLockEngine(dao, instanceId, Backoff.DEFAULT))
+                .modeBindings(dao.modes());
+    }
+
+    /**
+     * A manager builder with every mode's engine, as the auto-configuration builds it: one instance id, ROW and NAMED
+     * sessions from connections of their own.
+     */
+    public static LockManager.Builder managerOfEveryMode(DataSource dataSource) {
+        String instanceId = InstanceId.generate();
+        BizLockDao dao = dao(dataSource);
+        DataSource sessions = SessionLocks.dedicated(dataSource);
+        return manager(dao, instanceId)
+                .engine(new RowLockEngine(dao, sessions, 8, instanceId))
+                .engine(new NamedLockEngine(dao, sessions, 8, instanceId));
     }
 
     public static LockTemplate template(LockManager manager) {

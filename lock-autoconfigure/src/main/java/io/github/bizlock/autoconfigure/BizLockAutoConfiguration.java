@@ -114,11 +114,13 @@ public final class BizLockAutoConfiguration {
     @ConditionalOnMissingBean
     LockManager lockManager(
             BizLockSchemaInitializer schema,
+            BizLockDao dao,
             ObjectProvider<LockEngine> engines,
             ObjectProvider<LockLostListener> listeners,
             ObjectProvider<LockObserver> observers,
             ApplicationEventPublisher publisher) {
         LockManager.Builder builder = LockManager.builder(instanceId)
+                .modeBindings(dao.modes())
                 .watchdogLease(properties.getWatchdogLease())
                 .fair(properties.isFair())
                 .localHandoffs(properties.getLocalHandoffs());

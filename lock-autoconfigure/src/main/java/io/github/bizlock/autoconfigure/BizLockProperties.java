@@ -23,7 +23,9 @@ public class BizLockProperties {
     /** Name of the DataSource bean that holds the lock table, when the application has several. */
     private @Nullable String datasource;
 
-    /** Lock mode of locks that do not choose one. */
+    /**
+     * Lock mode of locks that do not choose one; each lock name keeps the mode of its first acquisition, cluster-wide.
+     */
     private LockMode mode = LockMode.LEASE;
 
     /** How long to wait for a lock held elsewhere when the caller does not say; 0 means a single attempt. */

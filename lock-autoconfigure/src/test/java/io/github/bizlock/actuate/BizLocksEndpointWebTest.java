@@ -121,7 +121,12 @@ class BizLocksEndpointWebTest {
             assertThat(health.getDetails())
                     .containsEntry(
                             "missingTables",
-                            List.of("absent_lock", "absent_lock_token_floor", "absent_lock_row", "absent_lock_token"));
+                            List.of(
+                                    "absent_lock",
+                                    "absent_lock_token_floor",
+                                    "absent_lock_row",
+                                    "absent_lock_token",
+                                    "absent_lock_mode"));
         }
     }
 

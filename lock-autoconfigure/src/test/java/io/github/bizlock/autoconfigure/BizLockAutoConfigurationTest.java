@@ -100,6 +100,7 @@ class BizLockAutoConfigurationTest {
             DataSource dataSource = context.getBean(DataSource.class);
             assertThat(tableExists(dataSource, "lock_default")).isTrue();
             assertThat(tableExists(dataSource, "lock_default_token_floor")).isTrue();
+            assertThat(tableExists(dataSource, "lock_default_mode")).isTrue();
             assertThat(tableExists(dataSource, "lock_default_migrations")).isTrue();
             assertThat(tableExists(dataSource, "flyway_schema_history")).isFalse();
             try (LockHandle lock = context.getBean(LockTemplate.class).acquire("order", "1")) {

@@ -40,17 +40,16 @@ class BizLockSessionAutoConfigurationTest {
             LockTemplate locks = context.getBean(LockTemplate.class);
             HikariDataSource appPool = context.getBean(HikariDataSource.class);
             for (LockMode mode : new LockMode[] {LockMode.ROW, LockMode.NAMED}) {
+                String name = "session-" + mode; // a name is bound to one mode
                 try (LockHandle held =
-                        locks.acquire("session", "1", LockOptions.defaults().mode(mode))) {
+                        locks.acquire(name, "1", LockOptions.defaults().mode(mode))) {
                     assertThat(held.mode()).isEqualTo(mode);
                     assertThat(held.fencingToken()).isPositive();
                     assertThat(appPool.getHikariPoolMXBean().getActiveConnections())
                             .as("%s holds its connection outside the application's pool", mode)
                             .isZero();
                     assertThat(locks.tryAcquire(
-                                    "session",
-                                    "1",
-                                    LockOptions.defaults().mode(mode).waitTime(Duration.ZERO)))
+                                    name, "1", LockOptions.defaults().mode(mode).waitTime(Duration.ZERO)))
                             .as("reentrant in the holding thread")
                             .hasValueSatisfying(LockHandle::unlock);
                 }

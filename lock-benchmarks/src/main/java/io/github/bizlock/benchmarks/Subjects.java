@@ -264,8 +264,10 @@ final class Subjects {
                 case ROW -> new RowLockEngine(dao, sessions, threads + 2, owner);
                 case NAMED -> new NamedLockEngine(dao, sessions, threads + 2, owner);
             };
-            LockManager.Builder builder =
-                    LockManager.builder(owner).engine(engine).fair(fair);
+            LockManager.Builder builder = LockManager.builder(owner)
+                    .engine(engine)
+                    .modeBindings(dao.modes())
+                    .fair(fair);
             if (watchdogLease != null) {
                 builder.watchdogLease(watchdogLease);
             }
@@ -274,7 +276,8 @@ final class Subjects {
 
         @Override
         public Held lock(String key) throws Exception {
-            LockHandle handle = manager.tryAcquire(new LockKey("bench", key), mode, WAIT, null)
+            // A name per mode: each lock name is bound to the mode of its first use.
+            LockHandle handle = manager.tryAcquire(new LockKey("bench-" + mode, key), mode, WAIT, null)
                     .orElseThrow(() -> new IllegalStateException("bizlock: not acquired in " + WAIT));
             Held held = Held.of(handle::fencingToken, handle::unlock);
             if (readToken) {

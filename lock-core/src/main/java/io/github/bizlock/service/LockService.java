@@ -220,6 +220,7 @@ public final class LockService implements AutoCloseable {
                     tableName);
             requireTables(dao);
             LockManager.Builder locks = LockManager.builder(owner)
+                    .modeBindings(dao.modes())
                     .watchdogLease(watchdogLease)
                     .fair(fair)
                     .localHandoffs(localHandoffs)

@@ -2,6 +2,7 @@ package io.github.bizlock.contract;
 
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.lease.Backoff;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLocks;
@@ -41,12 +42,13 @@ public final class ContractManagers {
      */
     public static LockManager.Builder fuzzBuilder(LockMode mode, DataSource dataSource, String instanceId) {
         return switch (mode) {
-            case LEASE ->
-                LockManager.builder(instanceId)
+            case LEASE -> {
+                BizLockDao dao = LockFixture.dao(dataSource);
+                yield LockManager.builder(instanceId)
                         .engine(new LeaseLockEngine(
-                                LockFixture.dao(dataSource),
-                                instanceId,
-                                new Backoff(Duration.ofMillis(1), Duration.ofMillis(10))));
+                                dao, instanceId, new Backoff(Duration.ofMillis(1), Duration.ofMillis(10))))
+                        .modeBindings(dao.modes());
+            }
             default -> builder(mode, dataSource, instanceId);
         };
     }

@@ -55,8 +55,10 @@ class StatementsPerLockTest {
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
         try (LockManager manager = ContractManagers.builder(mode, dataSource, InstanceId.generate())
                 .build()) {
-            LockKey key = new LockKey("statements", mode.name());
-            cycle(manager, key, mode, true); // creates the rows and opens the connections
+            // A name per mode (each name is bound to one mode). The first cycle binds the name to its mode in this
+            // process (2 statements, once per name and process), creates the rows and opens the connections.
+            LockKey key = new LockKey("statements-" + mode, "1");
+            cycle(manager, key, mode, true);
             // The counter is the whole server's: other clients can only add to it, never take away, so the least of a
             // few runs is the closest reading of bizlock's own statements.
             double perCycle = Double.MAX_VALUE;

@@ -29,7 +29,7 @@ import org.springframework.transaction.PlatformTransactionManager;
  * The LEASE table's DAO: acquiring, renewing, releasing and reading lease rows, every write one statement in autocommit
  * on a connection of its own ({@link LockJdbc}). It builds the other lock tables' DAOs on the same data source and
  * plumbing, so that the one object the auto-configuration registers reaches them all: {@link #tokens()},
- * {@link #schema()} and {@link #housekeeping()}.
+ * {@link #modes()}, {@link #schema()} and {@link #housekeeping()}.
  */
 public final class BizLockDao {
 
@@ -39,6 +39,7 @@ public final class BizLockDao {
     private final LeaseSql sql;
     private final String table;
     private final TokenIssuer tokens;
+    private final ModeBindingDao modes;
     private final LockSchema schema;
     private final HousekeepingDao housekeeping;
 
@@ -50,6 +51,7 @@ public final class BizLockDao {
         this.dialect = dialect;
         this.sql = new LeaseSql(dialect);
         this.tokens = new TokenIssuer(db, dialect, this.table);
+        this.modes = new ModeBindingDao(db, dialect, this.table);
         this.schema = new LockSchema(db, dialect, this.table);
         this.housekeeping = new HousekeepingDao(db, transactionManager, dialect);
     }
@@ -65,6 +67,11 @@ public final class BizLockDao {
     /** The fencing tokens of ROW and NAMED locks. */
     public TokenIssuer tokens() {
         return tokens;
+    }
+
+    /** Which mode each lock name is bound to. */
+    public ModeBindingDao modes() {
+        return modes;
     }
 
     /** Whether the lock tables exist. */

@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
@@ -15,6 +16,7 @@ import javax.sql.DataSource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
@@ -65,6 +67,18 @@ public final class LockJdbc {
     /** Runs one write statement. */
     int update(String sql, Object... params) {
         return write(() -> writeJdbc.update(sql, params));
+    }
+
+    /**
+     * Runs one write statement, then a query, on one connection of their own in autocommit: the query sees what the
+     * write committed and what others committed before it, never the snapshot of a transaction the caller has open.
+     */
+    <T> List<T> updateThenQuery(
+            String update, Object[] updateParams, String query, RowMapper<T> rows, Object... queryParams) {
+        return write(() -> {
+            writeJdbc.update(update, updateParams);
+            return writeJdbc.query(query, rows, queryParams);
+        });
     }
 
     /**

@@ -26,7 +26,8 @@ public final class LockSchema {
     private static final List<String> MIGRATIONS = List.of(
             "db/bizlock/migration/V1__create_biz_lock.sql",
             "db/bizlock/migration/V2__row_and_named.sql",
-            "db/bizlock/migration/V3__row_created_at_index.sql");
+            "db/bizlock/migration/V3__row_created_at_index.sql",
+            "db/bizlock/migration/V4__lock_modes.sql");
 
     private final LockJdbc db;
     private final SchemaSql sql;
@@ -42,7 +43,8 @@ public final class LockSchema {
     public List<String> missingTables() {
         Set<String> existing = new HashSet<>(db.jdbc().queryForList(sql.existingTables(), String.class));
         List<String> missing = new ArrayList<>();
-        for (String expected : List.of(table, table + "_token_floor", table + "_row", table + "_token")) {
+        for (String expected :
+                List.of(table, table + "_token_floor", table + "_row", table + "_token", table + "_mode")) {
             if (existing.stream().noneMatch(expected::equalsIgnoreCase)) {
                 missing.add(expected);
             }
@@ -51,7 +53,7 @@ public final class LockSchema {
     }
 
     /**
-     * Checks that both lock tables exist.
+     * Checks that the lock tables every lock uses exist: the lease table, the token floor and the modes' bindings.
      *
      * @throws IllegalStateException with the DDL to run when one is missing
      */
@@ -72,8 +74,10 @@ public final class LockSchema {
     /** The error for a statement that found a lock table missing, with the DDL that creates the tables. */
     static IllegalStateException missingTable(String table, Throwable cause) {
         return new IllegalStateException(
-                "The bizlock table " + table + " or " + table + "_token_floor does not"
-                        + " exist. Let the starter create it (bizlock.migration.enabled=true, the default) or run:\n"
+                "A bizlock table (" + table + ", " + table + "_token_floor, " + table + "_row, " + table + "_token or "
+                        + table + "_mode) does not exist. Let the starter create or upgrade them"
+                        + " (bizlock.migration.enabled=true, the default) or run the statements of the migrations"
+                        + " not applied yet:\n"
                         + ddl(table),
                 cause);
     }

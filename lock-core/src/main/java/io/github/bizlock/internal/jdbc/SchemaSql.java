@@ -17,7 +17,8 @@ final class SchemaSql {
                 SELECT table_name AS name
                   FROM information_schema.tables
                  WHERE table_schema = DATABASE()
-                   AND table_name IN ('${table}', '${table}_token_floor', '${table}_row', '${table}_token')
+                   AND table_name IN ('${table}', '${table}_token_floor', '${table}_row', '${table}_token',
+                                      '${table}_mode')
                 """);
     }
 
@@ -26,6 +27,7 @@ final class SchemaSql {
         return dialect.render("""
                 SELECT (SELECT COUNT(*) FROM ${table} WHERE 1 = 0)
                      + (SELECT COUNT(*) FROM ${table}_token_floor WHERE id = 1)
+                     + (SELECT COUNT(*) FROM ${table}_mode WHERE 1 = 0)
                 """);
     }
 }

@@ -1,4 +1,7 @@
-/** The lock tables' DAOs (lease rows, fencing tokens, schema, housekeeping), the SQL each runs, and their plumbing. */
+/**
+ * The lock tables' DAOs (lease rows, fencing tokens, the modes lock names are bound to, schema, housekeeping), the SQL
+ * each runs, and their plumbing.
+ */
 @NullMarked
 package io.github.bizlock.internal.jdbc;
 

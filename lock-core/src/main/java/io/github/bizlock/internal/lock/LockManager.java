@@ -5,9 +5,11 @@ import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockLostListener;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockModeConflictException;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.engine.ModeBindingStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -28,6 +30,7 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * LockManager locks = LockManager.builder(instanceId)
  *         .engine(new LeaseLockEngine(dao, instanceId, Backoff.DEFAULT))
+ *         .modeBindings(dao.modes())
  *         .build();
  * }</pre>
  */
@@ -43,6 +46,7 @@ public final class LockManager implements AutoCloseable {
 
     private final String instanceId;
     private final Map<LockMode, LockEngine> engines;
+    private final ModeBindings modeBindings;
     private final LockObserver observer;
     private final LossReporter losses;
     private final Watchdog watchdog;
@@ -52,6 +56,7 @@ public final class LockManager implements AutoCloseable {
     private LockManager(Builder builder) {
         this.instanceId = builder.instanceId;
         this.engines = Map.copyOf(builder.engines);
+        this.modeBindings = new ModeBindings(Objects.requireNonNull(builder.modeBindings));
         this.observer = builder.observers.isEmpty() ? LockObserver.NONE : LockObserver.composite(builder.observers);
         this.losses = new LossReporter(observer);
         this.watchdog = new Watchdog(builder.watchdogLease, losses::reportLost, observer);
@@ -105,6 +110,7 @@ public final class LockManager implements AutoCloseable {
      * @return the handle, or empty if the lock was still held elsewhere when the wait ended
      * @throws InterruptedException if the thread was interrupted while waiting; nothing is held then
      * @throws LockLostException if this thread holds the lock already but has lost it
+     * @throws LockModeConflictException if the key's name is bound to another mode
      */
     public Optional<LockHandle> tryAcquire(LockKey key, LockMode mode, Duration wait, @Nullable Duration lease)
             throws InterruptedException {
@@ -122,6 +128,8 @@ public final class LockManager implements AutoCloseable {
      * @return the handle, or empty if the lock was still held elsewhere when the wait ended
      * @throws InterruptedException if the thread was interrupted while waiting; nothing is held then
      * @throws LockLostException if this thread holds the lock already but has lost it
+     * @throws LockModeConflictException if the key's name is bound to another mode: locks of one name exclude each
+     *     other only in one mode, so a name stays in the mode of its first acquisition, for every instance
      */
     public Optional<LockHandle> tryAcquire(
             LockKey key, LockMode mode, Duration wait, @Nullable Duration lease, LockLostPolicy onLost)
@@ -134,6 +142,7 @@ public final class LockManager implements AutoCloseable {
         long started = System.nanoTime();
         LockObserver.Outcome outcome = LockObserver.Outcome.FAILED;
         try {
+            modeBindings.check(key.name(), mode);
             Optional<LockHandle> handle = holds.acquire(key, mode, engine, wait, lease, onLost);
             outcome = handle.isPresent() ? LockObserver.Outcome.ACQUIRED : LockObserver.Outcome.TIMED_OUT;
             return handle;
@@ -206,6 +215,7 @@ public final class LockManager implements AutoCloseable {
 
         private final String instanceId;
         private final Map<LockMode, LockEngine> engines = new EnumMap<>(LockMode.class);
+        private @Nullable ModeBindingStore modeBindings;
         private Duration watchdogLease = DEFAULT_WATCHDOG_LEASE;
         private boolean fair;
         private int localHandoffs = DEFAULT_LOCAL_HANDOFFS;
@@ -217,6 +227,15 @@ public final class LockManager implements AutoCloseable {
 
         public Builder engine(LockEngine engine) {
             engines.put(engine.mode(), engine);
+            return this;
+        }
+
+        /**
+         * Where lock names are bound to modes, shared by every instance on the lock database (required; for the lock
+         * tables, {@code dao.modes()}).
+         */
+        public Builder modeBindings(ModeBindingStore store) {
+            this.modeBindings = Objects.requireNonNull(store, "store");
             return this;
         }
 
@@ -265,6 +284,10 @@ public final class LockManager implements AutoCloseable {
         public LockManager build() {
             if (engines.isEmpty()) {
                 throw new IllegalStateException("A LockManager needs at least one LockEngine");
+            }
+            if (modeBindings == null) {
+                throw new IllegalStateException("A LockManager needs the store that binds each lock name to one mode,"
+                        + " shared by every instance: .modeBindings(dao.modes())");
             }
             return new LockManager(this);
         }

@@ -3,7 +3,8 @@
  * one lifecycle, with one name for each stage:
  *
  * <ol>
- *   <li>A thread asks the {@link LockManager} for a lock and enters the {@link Gate} of its key and mode ({@link Gates}
+ *   <li>A thread asks the {@link LockManager} for a lock; {@link ModeBindings} lets it pass only in the one mode the
+ *       lock's name is bound to, for every process. It enters the {@link Gate} of its key and mode ({@link Gates}
  *       keeps the gates of the keys in use). The threads of this process queue at the gate, so one of them at a time
  *       talks to the database, and reentry costs no round trip.
  *   <li>The thread that passes the gate has the mode's {@link io.github.bizlock.internal.engine.LockEngine LockEngine}

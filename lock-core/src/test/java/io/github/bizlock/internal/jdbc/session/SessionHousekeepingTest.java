@@ -52,9 +52,10 @@ class SessionHousekeepingTest {
     void purgesUnusedTokenAndLockRowsSkipsHeldOnesAndTokensKeepRising(TestDatabase database) throws Exception {
         JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
         BizLockDao dao = LockFixture.dao(database.dataSource());
-        LockKey rowKey = new LockKey("hk-session", "row");
-        LockKey namedKey = new LockKey("hk-session", "named");
-        LockKey heldKey = new LockKey("hk-session", "held");
+        // A name per mode: each lock name is bound to one mode.
+        LockKey rowKey = new LockKey("hk-row", "row");
+        LockKey namedKey = new LockKey("hk-named", "named");
+        LockKey heldKey = new LockKey("hk-row", "held");
         try (SessionLocks row = SessionLocks.open(LockMode.ROW, dao, SessionLocks.dedicated(database.dataSource()), 4);
                 SessionLocks named =
                         SessionLocks.open(LockMode.NAMED, dao, SessionLocks.dedicated(database.dataSource()), 4);

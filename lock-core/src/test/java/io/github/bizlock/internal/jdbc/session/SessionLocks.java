@@ -45,6 +45,7 @@ public final class SessionLocks implements AutoCloseable {
         LockEngine engine = engine(mode, dao, sessions, maxSessions, owner);
         LockManager manager = LockManager.builder(owner)
                 .engine(engine)
+                .modeBindings(dao.modes())
                 .watchdogLease(HEARTBEAT_LEASE)
                 .build();
         return new SessionLocks(manager, engine, mode);
@@ -53,7 +54,9 @@ public final class SessionLocks implements AutoCloseable {
     /** A lock manager builder with the mode's engine, holding sessions from the given data source. */
     public static LockManager.Builder builder(
             LockMode mode, BizLockDao dao, DataSource sessions, int maxSessions, String owner) {
-        return LockManager.builder(owner).engine(engine(mode, dao, sessions, maxSessions, owner));
+        return LockManager.builder(owner)
+                .engine(engine(mode, dao, sessions, maxSessions, owner))
+                .modeBindings(dao.modes());
     }
 
     private static LockEngine engine(
