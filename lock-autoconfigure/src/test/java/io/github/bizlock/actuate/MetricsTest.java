@@ -233,6 +233,9 @@ class MetricsTest {
             assertThat(taken).isPresent();
             await("the loss is counted", () -> counter("bizlock.lost", "name", "metrics", "mode", "lease") == 1);
             assertThatThrownBy(held::unlock).isInstanceOf(IllegalMonitorStateException.class);
+            assertThat(counter("bizlock.lost", "name", "metrics", "mode", "lease", "cause", "taken_over"))
+                    .as("taken over by another owner")
+                    .isEqualTo(1);
             assertThat(counter("bizlock.lost", "name", "metrics", "mode", "lease"))
                     .as("counted once")
                     .isEqualTo(1);
@@ -260,6 +263,9 @@ class MetricsTest {
             assertThat(gauge("bizlock.renewals.overdue"))
                     .as("a lost lease is no longer renewed")
                     .isZero();
+            assertThat(counter("bizlock.lost", "name", "metrics", "mode", "lease", "cause", "lease_expired"))
+                    .as("the lease ended while the database was unreachable")
+                    .isEqualTo(1);
             assertThatThrownBy(held::unlock).isInstanceOf(RuntimeException.class);
         } finally {
             pool.close();

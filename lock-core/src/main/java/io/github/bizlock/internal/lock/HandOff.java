@@ -1,6 +1,8 @@
 package io.github.bizlock.internal.lock;
 
+import io.github.bizlock.internal.engine.Loss;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,9 +69,10 @@ final class HandOff {
      * Gives a grant back to the database: from now on only this release decides whether it was lost, and the watchdog
      * leaves it alone.
      *
-     * @return whether the database still held it for this grant
+     * @return {@code null} if the database still held it for this grant, or why it did not
      */
-    boolean releaseGrant(HeldGrant held) {
+    @Nullable
+    Loss releaseGrant(HeldGrant held) {
         held.markReleasing();
         watchdog.unregister(held);
         return held.engine().release(held.grant());

@@ -6,6 +6,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.engine.Loss;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -168,29 +169,26 @@ final class Holds {
             observer.handedOver(held.grant().key(), held.engine().mode());
             return;
         }
-        boolean stillHeld = held.isValid();
-        @Nullable String lostReason = stillHeld ? null : LossReporter.reasonOf(held);
+        @Nullable Loss loss = held.loss();
         try {
             // Even a lease we think is lost is released: the release only matches our owner and token, so it frees
             // the row if nobody took it yet and never touches a later holder's.
-            boolean released = handOff.releaseGrant(held);
-            if (stillHeld && !released) {
-                stillHeld = false;
-                lostReason = "the database no longer held it for this owner at unlock (taken over after the lease"
-                        + " ended, or removed)";
+            @Nullable Loss atRelease = handOff.releaseGrant(held);
+            if (loss == null && atRelease != null) {
+                loss = new Loss(atRelease.cause(), "at unlock, " + atRelease.reason());
             }
         } finally {
-            boolean firstReport = !stillHeld && held.markLost(Objects.requireNonNull(lostReason));
+            boolean firstReport = loss != null && held.markLost(loss);
             held.markReleased();
             gate.heldGrant = null;
             gates.leave(gate);
             gate.local.unlock();
             observer.released(held.grant().key(), held.engine().mode(), System.nanoTime() - hold.acquiredNanos);
             if (firstReport) {
-                losses.notifyLost(hold, Objects.requireNonNull(lostReason));
+                losses.notifyLost(hold, loss);
             }
         }
-        if (!stillHeld) {
+        if (loss != null) {
             throw losses.lostException(hold);
         }
     }

@@ -5,6 +5,7 @@ import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockLostListener;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.internal.engine.Grant;
+import io.github.bizlock.internal.engine.Loss;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -33,23 +34,24 @@ final class LossReporter {
     }
 
     /** A loss the watchdog found; reported to the hold that had the grant, if any. */
-    void reportLost(HeldGrant held, String reason) {
-        Hold hold = held.markLostByWatchdog(reason);
+    void reportLost(HeldGrant held, Loss loss) {
+        Hold hold = held.markLostByWatchdog(loss);
         if (hold != null) {
-            notifyLost(hold, reason);
+            notifyLost(hold, loss);
         }
     }
 
-    void notifyLost(Hold hold, String reason) {
+    void notifyLost(Hold hold, Loss loss) {
         HeldGrant held = hold.heldGrant;
-        LockLostEvent event = event(hold, reason);
+        LockLostEvent event = event(hold, loss);
         log.warn(
-                "bizlock lost lock {} ({}, fencing token {}) held by thread {}: {}",
+                "bizlock lost lock {} ({}, fencing token {}) held by thread {}, {}: {}",
                 held.grant().key(),
                 event.mode(),
                 event.fencingToken(),
                 event.holderThread(),
-                reason);
+                event.cause(),
+                event.reason());
         if (hold.onLost == LockLostPolicy.INTERRUPT && held.interruptHolderIfStillHolding(hold)) {
             log.warn("bizlock interrupted thread {}, which held the lost lock {}", event.holderThread(), event.key());
         }
@@ -65,15 +67,12 @@ final class LossReporter {
 
     /** What a holder of a lost grant is thrown. */
     LockLostException lostException(Hold hold) {
-        return new LockLostException(event(hold, reasonOf(hold.heldGrant)));
+        HeldGrant held = hold.heldGrant;
+        Loss loss = held.loss();
+        return new LockLostException(event(hold, loss != null ? loss : held.expiryLoss()));
     }
 
-    static String reasonOf(HeldGrant held) {
-        String reason = held.lostReason();
-        return reason != null ? reason : held.expiryReason();
-    }
-
-    private LockLostEvent event(Hold hold, String reason) {
+    private LockLostEvent event(Hold hold, Loss loss) {
         Grant grant = hold.heldGrant.grant();
         return new LockLostEvent(
                 grant.key().name(),
@@ -82,7 +81,8 @@ final class LossReporter {
                 hold.token(),
                 grant.owner(),
                 hold.thread.getName(),
-                reason,
+                loss.cause(),
+                loss.reason(),
                 Instant.now());
     }
 }

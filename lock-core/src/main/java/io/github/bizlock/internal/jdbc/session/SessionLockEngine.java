@@ -1,16 +1,20 @@
 package io.github.bizlock.internal.jdbc.session;
 
 import io.github.bizlock.LockAcquisitionException;
+import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
+import java.net.SocketTimeoutException;
 import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
 import java.time.Duration;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
@@ -215,11 +219,11 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
     /**
      * Heartbeat: asks each grant's session whether it still holds its lock.
      *
-     * @return the grants whose session is gone or no longer holds the lock
+     * @return the grants whose session ended, no longer holds the lock, or did not answer
      */
     @Override
-    public final Set<Grant> keepAlive(List<Grant> grants) {
-        Set<Grant> gone = new HashSet<>();
+    public final Map<Grant, Loss> keepAlive(List<Grant> grants) {
+        Map<Grant, Loss> gone = new HashMap<>();
         for (Grant grant : grants) {
             Session session = session(grant);
             synchronized (session) {
@@ -228,10 +232,10 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
                 }
                 try {
                     if (!stillHolds(session, grant)) {
-                        gone.add(grant);
+                        gone.put(grant, notHeld(session));
                     }
                 } catch (SQLException ex) {
-                    gone.add(grant);
+                    gone.put(grant, failed(session, ex));
                 }
             }
         }
@@ -248,23 +252,56 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
     }
 
     @Override
-    public final boolean release(Grant grant) {
+    public final @Nullable Loss release(Grant grant) {
         Session session = session(grant);
         synchronized (session) {
             session.markDone();
             try {
-                boolean released = unlock(session, grant);
-                if (released) {
+                if (unlock(session, grant)) {
                     sessions.giveBack(session);
-                } else {
-                    sessions.discard(session);
+                    return null;
                 }
-                return released;
+                sessions.discard(session);
+                return notHeld(session);
             } catch (SQLException ex) {
                 sessions.discard(session);
-                return false;
+                return failed(session, ex);
             }
         }
+    }
+
+    /** A connection that answers but no longer holds the lock: its session ended, and it reconnected as a new one. */
+    private static Loss notHeld(Session session) {
+        return new Loss(
+                LossCause.SESSION_ENDED,
+                "its database session (connection id " + session.connectionId() + ") no longer holds it: the"
+                        + " session ended (a connection that reconnects is a new session, without the old one's"
+                        + " locks)");
+    }
+
+    /**
+     * A statement on the session failed: a session that timed out may still be alive on the server, cut off from
+     * this process; any other failure means the session ended (killed, closed, server restarted).
+     */
+    private static Loss failed(Session session, SQLException ex) {
+        String connection = "its database session (connection id " + session.connectionId() + ")";
+        String error = ex.toString().lines().findFirst().orElse("").strip(); // drivers add lines of advice
+        if (timedOut(ex)) {
+            return new Loss(
+                    LossCause.UNREACHABLE,
+                    connection + " did not answer in time (" + error + "); the server frees the lock when it drops"
+                            + " the session");
+        }
+        return new Loss(LossCause.SESSION_ENDED, connection + " ended (" + error + "); the server freed the lock");
+    }
+
+    private static boolean timedOut(Throwable ex) {
+        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLTimeoutException || cause instanceof SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

@@ -10,6 +10,7 @@ import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
+import io.github.bizlock.LossCause;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.io.BufferedReader;
@@ -244,6 +245,26 @@ public abstract class AbstractSessionLockTest {
         try (LockHandle again = a.template().acquire(name, "1")) {
             assertThat(again.isHeld()).isTrue();
         }
+    }
+
+    @Test
+    void killedSessionIsReportedAsAnEndedSessionNotATakeover() throws Exception {
+        List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
+        a.manager().addListener(lost::add);
+        LockHandle held = a.template().acquire(name, "1");
+        long connectionId = holderConnectionId(name, "1");
+        SessionLocks.kill(dataSource, connectionId);
+        awaitTrue(() -> !lost.isEmpty(), 5000);
+        assertThat(lost).singleElement().satisfies(event -> {
+            assertThat(event.cause()).isEqualTo(LossCause.SESSION_ENDED);
+            assertThat(event.reason())
+                    .doesNotContain("taken over")
+                    .contains("session (connection id " + connectionId + ") ended");
+        });
+        assertThatThrownBy(held::unlock)
+                .isInstanceOf(LockLostException.class)
+                .satisfies(ex ->
+                        assertThat(((LockLostException) ex).event().cause()).isEqualTo(LossCause.SESSION_ENDED));
     }
 
     @Test
