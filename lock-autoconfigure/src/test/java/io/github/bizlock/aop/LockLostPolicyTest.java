@@ -290,6 +290,10 @@ class LockLostPolicyTest {
                     .as("and unlocking reported the loss")
                     .singleElement()
                     .isInstanceOf(LockLostException.class);
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (lost.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10); // listeners are told on a thread of their own, after the interrupt
+            }
             assertThat(lost)
                     .singleElement()
                     .satisfies(event -> assertThat(event.key()).isEqualTo("interrupt"));

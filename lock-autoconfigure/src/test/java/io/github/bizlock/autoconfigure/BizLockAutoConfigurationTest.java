@@ -399,7 +399,13 @@ class BizLockAutoConfigurationTest {
                             .update("UPDATE lock_events SET owner_id = 'someone-else' WHERE biz_type = 'report'");
                     org.assertj.core.api.Assertions.assertThatThrownBy(lock::unlock)
                             .isInstanceOf(io.github.bizlock.LockLostException.class);
-                    assertThat(context.getBean(LostLocks.class).events)
+                    // Published on the listeners' own thread, soon after unlock threw.
+                    List<LockLostEvent> events = context.getBean(LostLocks.class).events;
+                    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+                    while (events.isEmpty() && System.nanoTime() < deadline) {
+                        Thread.sleep(10);
+                    }
+                    assertThat(events)
                             .singleElement()
                             .extracting(LockLostEvent::key)
                             .isEqualTo("daily");

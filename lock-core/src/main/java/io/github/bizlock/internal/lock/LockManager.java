@@ -158,7 +158,8 @@ public final class LockManager implements AutoCloseable {
 
     /**
      * Stops the watchdog and closes the engines that hold resources: ROW and NAMED close their sessions, so the server
-     * frees the locks still held through them.
+     * frees the locks still held through them. Then lost-lock listeners get up to 5 s to work through the
+     * notifications still queued; any left are logged.
      */
     @Override
     public void close() {
@@ -172,6 +173,7 @@ public final class LockManager implements AutoCloseable {
                 }
             }
         }
+        losses.close();
     }
 
     private LockEngine engine(LockMode mode) {

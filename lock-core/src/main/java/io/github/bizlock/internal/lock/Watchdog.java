@@ -16,7 +16,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
@@ -45,7 +44,7 @@ final class Watchdog {
     private final Set<HeldGrant> watched = ConcurrentHashMap.newKeySet();
     private final Map<LockEngine, Renewer> renewers = new ConcurrentHashMap<>();
     private final ScheduledExecutorService ticker =
-            Executors.newSingleThreadScheduledExecutor(daemon("bizlock-watchdog"));
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("bizlock-watchdog"));
     private final BiConsumer<HeldGrant, Loss> lostHandler;
     private final LockObserver observer;
 
@@ -112,14 +111,6 @@ final class Watchdog {
         renewers.values().forEach(renewer -> renewer.executor.shutdownNow());
     }
 
-    private static ThreadFactory daemon(String name) {
-        return runnable -> {
-            Thread thread = new Thread(runnable, name);
-            thread.setDaemon(true);
-            return thread;
-        };
-    }
-
     /** Runs one engine's renewals on a thread of their own, one batch run at a time. */
     private final class Renewer {
 
@@ -130,7 +121,7 @@ final class Watchdog {
         Renewer(LockEngine engine) {
             this.engine = engine;
             this.executor = Executors.newSingleThreadExecutor(
-                    daemon("bizlock-renew-" + engine.mode().name().toLowerCase(Locale.ROOT)));
+                    DaemonThreads.named("bizlock-renew-" + engine.mode().name().toLowerCase(Locale.ROOT)));
         }
 
         void submit(List<HeldGrant> candidates) {

@@ -17,7 +17,7 @@
  *   <li>When a hold ends, {@link HandOff} decides whether the grant passes to the next thread waiting at the gate or is
  *       given back: released in the database. {@link Holds} takes a thread from the gate to its hold and back out.
  *   <li>A grant lost while held (its lease ended, or the database no longer holds it for this process) is reported by
- *       {@link LossReporter}.
+ *       {@link LossReporter}, which tells the listeners on a thread of their own.
  * </ol>
  *
  * <p>{@link LockSnapshot} is a gate as {@link LockManager#locks()} shows it at one moment; {@link InstanceId} makes the

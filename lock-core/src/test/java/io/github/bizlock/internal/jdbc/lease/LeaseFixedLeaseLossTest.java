@@ -52,7 +52,7 @@ class LeaseFixedLeaseLossTest {
                     } catch (InterruptedException ex) {
                         wasInterrupted = true;
                     }
-                    // Listeners are told right after the interrupt, on the watchdog's thread.
+                    // Listeners are told soon after the interrupt, on a thread of their own.
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
                     while (lost.isEmpty() && System.nanoTime() < deadline) {
                         Thread.onSpinWait();

@@ -115,6 +115,11 @@ class LeaseStaleHolderTest {
                     .hasMessageContaining(next.instanceId())
                     .satisfies(ex ->
                             assertThat(((LockLostException) ex).event().cause()).isEqualTo(LossCause.TAKEN_OVER));
+            // Listeners are told on a thread of their own, soon after unlock threw.
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (lost.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
             assertThat(lost).singleElement().satisfies(event -> {
                 assertThat(event.fencingToken()).isEqualTo(old.fencingToken());
                 assertThat(event.cause()).isEqualTo(LossCause.TAKEN_OVER);
