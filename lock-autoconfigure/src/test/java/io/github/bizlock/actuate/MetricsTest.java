@@ -7,6 +7,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
+import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
@@ -266,7 +267,7 @@ class MetricsTest {
             assertThat(counter("bizlock.lost", "name", "metrics", "mode", "lease", "cause", "lease_expired"))
                     .as("the lease ended while the database was unreachable")
                     .isEqualTo(1);
-            assertThatThrownBy(held::unlock).isInstanceOf(RuntimeException.class);
+            assertThatThrownBy(held::unlock).isInstanceOf(LockLostException.class);
         } finally {
             pool.close();
         }

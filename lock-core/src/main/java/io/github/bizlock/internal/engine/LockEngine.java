@@ -8,7 +8,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Takes, keeps alive and releases locks in the database for one {@link LockMode}. Callers guarantee that at most one
- * thread per JVM works on a given key at a time, so engines need no locking of their own per key.
+ * thread per JVM works on a given key at a time, so engines need no locking of their own per key, with one exception:
+ * a {@link #release} that the database did not answer in time goes on (and is retried) in the background, so it may
+ * overlap a later acquisition of the same key. A release only ever frees its own grant's lock.
  */
 public interface LockEngine {
 

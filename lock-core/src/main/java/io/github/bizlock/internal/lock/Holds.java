@@ -139,7 +139,10 @@ final class Holds {
      * Ends one acquisition. The last one of a hold hands the grant over to a thread of this process that waits for it,
      * or gives it back to the database.
      *
-     * @throws io.github.bizlock.LockLostException if the hold had lost its grant
+     * @throws io.github.bizlock.LockLostException if the hold had lost its grant: at once if that was known before
+     *     (the release then goes on in the background)
+     * @throws io.github.bizlock.LockReleaseException if the database did not answer the release in time or it failed;
+     *     the hold has ended all the same, and the release is retried in the background
      */
     void unlock(DefaultLockHandle handle) {
         Gate gate = handle.gate;
@@ -169,13 +172,19 @@ final class Holds {
             observer.handedOver(held.grant().key(), held.engine().mode());
             return;
         }
+        handOff.stopRenewing(held);
+        // Known after the watchdog stopped: a loss it found, or a lease that ended.
         @Nullable Loss loss = held.loss();
         try {
-            // Even a lease we think is lost is released: the release only matches our owner and token, so it frees
-            // the row if nobody took it yet and never touches a later holder's.
-            @Nullable Loss atRelease = handOff.releaseGrant(held);
-            if (loss == null && atRelease != null) {
-                loss = new Loss(atRelease.cause(), "at unlock, " + atRelease.reason());
+            if (loss != null) {
+                // Answered at once, whatever the database's state. The release still frees the row if nobody took
+                // it: it only matches our owner and token, never a later holder's.
+                handOff.releaseLost(held);
+            } else {
+                @Nullable Loss atRelease = handOff.release(held);
+                if (atRelease != null) {
+                    loss = new Loss(atRelease.cause(), "at unlock, " + atRelease.reason());
+                }
             }
         } finally {
             boolean firstReport = loss != null && held.markLost(loss);
