@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
@@ -25,6 +26,7 @@ public final class SwitchableDataSource extends DelegatingDataSource {
     }
 
     private volatile State state = State.REACHABLE;
+    private final AtomicInteger refused = new AtomicInteger();
 
     public SwitchableDataSource(DataSource target) {
         super(target);
@@ -43,6 +45,11 @@ public final class SwitchableDataSource extends DelegatingDataSource {
     /** The database answers again. */
     public void restore() {
         state = State.REACHABLE;
+    }
+
+    /** How many {@code getConnection} calls failed because the database was cut off. */
+    public int refused() {
+        return refused.get();
     }
 
     @Override
@@ -68,6 +75,7 @@ public final class SwitchableDataSource extends DelegatingDataSource {
             }
         }
         if (state != State.REACHABLE) {
+            refused.incrementAndGet();
             throw new SQLTransientConnectionException(
                     "The database is unreachable (test): connection is not available, request timed out after "
                             + (state == State.BLOCKED ? CONNECTION_TIMEOUT.toMillis() : 0) + "ms");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.bizlock.Await;
 import io.github.bizlock.LockAcquisitionException;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
@@ -401,10 +402,7 @@ class BizLockAutoConfigurationTest {
                             .isInstanceOf(io.github.bizlock.LockLostException.class);
                     // Published on the listeners' own thread, soon after unlock threw.
                     List<LockLostEvent> events = context.getBean(LostLocks.class).events;
-                    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-                    while (events.isEmpty() && System.nanoTime() < deadline) {
-                        Thread.sleep(10);
-                    }
+                    Await.until("the event is published", Duration.ofSeconds(5), () -> !events.isEmpty());
                     assertThat(events)
                             .singleElement()
                             .extracting(LockLostEvent::key)

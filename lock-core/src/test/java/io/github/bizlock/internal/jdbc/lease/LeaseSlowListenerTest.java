@@ -3,6 +3,7 @@ package io.github.bizlock.internal.jdbc.lease;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.bizlock.Await;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
@@ -183,11 +184,7 @@ class LeaseSlowListenerTest {
         assertThat(dao.forceRelease(first)).isTrue();
         assertThat(listening.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(dao.forceRelease(second)).isTrue();
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (two.isHeld() && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertThat(two.isHeld()).as("the second loss is found and queued").isFalse();
+        Await.until("the second loss is found and queued", Duration.ofSeconds(10), () -> !two.isHeld());
 
         long started = System.nanoTime();
         manager.close();
@@ -196,11 +193,7 @@ class LeaseSlowListenerTest {
         // The grace is 5 s; the ceiling leaves room for a slow machine, far below the listener's 60 s.
         assertThat(closeMillis).isBetween(4_000L, 15_000L);
         assertThat(told).as("the queued loss was not delivered, and was logged").containsExactly(first.key());
-        deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (interrupted.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertThat(interrupted).as("the stuck listener is interrupted").containsExactly(true);
+        Await.until("the stuck listener is interrupted", Duration.ofSeconds(5), () -> !interrupted.isEmpty());
         assertThatThrownBy(one::unlock).isInstanceOf(LockLostException.class);
     }
 }

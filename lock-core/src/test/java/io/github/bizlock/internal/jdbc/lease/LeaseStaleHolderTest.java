@@ -3,6 +3,7 @@ package io.github.bizlock.internal.jdbc.lease;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.bizlock.Await;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
@@ -116,10 +117,7 @@ class LeaseStaleHolderTest {
                     .satisfies(ex ->
                             assertThat(((LockLostException) ex).event().cause()).isEqualTo(LossCause.TAKEN_OVER));
             // Listeners are told on a thread of their own, soon after unlock threw.
-            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-            while (lost.isEmpty() && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            Await.until("the listener is told", Duration.ofSeconds(5), () -> !lost.isEmpty());
             assertThat(lost).singleElement().satisfies(event -> {
                 assertThat(event.fencingToken()).isEqualTo(old.fencingToken());
                 assertThat(event.cause()).isEqualTo(LossCause.TAKEN_OVER);

@@ -3,6 +3,7 @@ package io.github.bizlock.internal.jdbc.lease;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.github.bizlock.Await;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostException;
@@ -12,15 +13,15 @@ import io.github.bizlock.LossCause;
 import io.github.bizlock.SwitchableDataSource;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
-import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -31,67 +32,67 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(TestDatabaseExtension.class)
 class LeaseUnreachableReleaseTest {
 
+    private SwitchableDataSource network;
+    private BizLockDao direct;
+
     @BeforeAll
     static void createSchema(DataSource dataSource) {
         LockFixture.createSchema(dataSource);
     }
 
+    @BeforeEach
+    void connect(DataSource dataSource) {
+        network = new SwitchableDataSource(dataSource);
+        direct = LockFixture.dao(dataSource);
+    }
+
+    /** A lock manager whose lock writes go through {@link #network}. */
+    private LockManager manager(Duration watchdogLease) {
+        return LockFixture.manager(LockFixture.dao(network), InstanceId.generate())
+                .watchdogLease(watchdogLease)
+                .build();
+    }
+
     @Test
-    void aLostLockUnlocksAtOnceAndIsReleasedWhenTheDatabaseAnswersAgain(DataSource dataSource) throws Exception {
+    void aLostLockUnlocksAtOnceAndIsReleasedWhenTheDatabaseAnswersAgain() throws Exception {
         LockKey key = new LockKey("unreachable", "lost");
-        SwitchableDataSource network = new SwitchableDataSource(dataSource);
-        BizLockDao direct = LockFixture.dao(dataSource);
-        try (LockManager manager = LockFixture.manager(LockFixture.dao(network), InstanceId.generate())
-                .watchdogLease(Duration.ofMillis(1500))
-                .build()) {
+        try (LockManager manager = manager(Duration.ofMillis(1500))) {
             LockHandle held =
                     manager.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null).orElseThrow();
             long token = held.fencingToken();
 
             network.block(); // renewals wait for a connection the pool cannot open
-            await("the watchdog reports the lease lost", () -> !held.isHeld(), Duration.ofSeconds(10));
+            Await.until("the watchdog reports the lease lost", Duration.ofSeconds(10), () -> !held.isHeld());
 
-            long started = System.nanoTime();
-            Throwable thrown = catchThrowable(held::unlock);
-            long unlockMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            System.out.printf("unlock of a lost lock, database unreachable: returned after %d ms%n", unlockMillis);
-            // Ceiling, not a measurement: it answers in microseconds; before, it waited for the pool's connection
-            // timeout (30 s) and threw a DataAccessException.
-            assertThat(unlockMillis).isLessThan(1000);
-            assertThat(thrown).isInstanceOf(LockLostException.class);
-            assertThat(((LockLostException) thrown).event().cause()).isEqualTo(LossCause.LEASE_EXPIRED);
+            Unlocked unlocked = unlock(held, "a lost lock");
+            // Ceiling, not a measurement: nothing waits for the database; before, unlock waited for the pool's
+            // connection timeout (30 s) and threw a DataAccessException.
+            assertThat(unlocked.millis()).isLessThan(1000);
+            assertThat(unlocked.thrown()).isInstanceOf(LockLostException.class);
+            assertThat(((LockLostException) unlocked.thrown()).event().cause()).isEqualTo(LossCause.LEASE_EXPIRED);
             assertThat(manager.heldCount()).isZero();
+            assertThat(LeaseTestSupport.row(direct, key).owner())
+                    .as("not released while unreachable")
+                    .isEqualTo(manager.instanceId());
 
-            LockRow before = LeaseTestSupport.row(direct, key);
-            assertThat(before.owner()).as("not released while unreachable").isEqualTo(manager.instanceId());
             network.restore();
-            // Released by the background retry: the owner is cleared, which a lease that merely ended never does.
-            await(
-                    "the background release frees the row",
-                    () -> LeaseTestSupport.row(direct, key).owner() == null,
-                    Duration.ofSeconds(20));
+            awaitReleased(key);
             assertThat(LeaseTestSupport.row(direct, key).fencingToken()).isEqualTo(token);
         }
     }
 
     @Test
-    void aReleaseThatCannotReachTheDatabaseFailsWithinABoundAndIsRetried(DataSource dataSource) throws Exception {
+    void aReleaseThatCannotReachTheDatabaseFailsWithinABoundAndIsRetried() throws Exception {
         LockKey key = new LockKey("unreachable", "held");
-        SwitchableDataSource network = new SwitchableDataSource(dataSource);
-        BizLockDao direct = LockFixture.dao(dataSource);
-        try (LockManager manager = LockFixture.manager(LockFixture.dao(network), InstanceId.generate())
-                .build()) { // a 30 s watchdog lease: the lock is still held when it is unlocked
+        try (LockManager manager = manager(Duration.ofSeconds(30))) { // still held when it is unlocked
             LockHandle held =
                     manager.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null).orElseThrow();
             network.block();
 
-            long started = System.nanoTime();
-            Throwable thrown = catchThrowable(held::unlock);
-            long unlockMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            System.out.printf("unlock of a held lock, database unreachable: returned after %d ms%n", unlockMillis);
+            Unlocked unlocked = unlock(held, "a held lock");
             // Ceiling: the release waits 2 s for the database; before, it waited for the pool's 30 s.
-            assertThat(unlockMillis).isLessThan(5000);
-            assertThat(thrown)
+            assertThat(unlocked.millis()).isLessThan(5000);
+            assertThat(unlocked.thrown())
                     .as("the lock was held until the unlock: its release failed, it was not lost")
                     .isInstanceOf(LockReleaseException.class)
                     .hasMessageContaining("did not answer within 2000 ms")
@@ -100,57 +101,51 @@ class LeaseUnreachableReleaseTest {
             assertThat(held.isHeld()).isFalse();
 
             network.restore();
-            await(
-                    "the background release frees the row",
-                    () -> LeaseTestSupport.row(direct, key).owner() == null,
-                    Duration.ofSeconds(20));
+            awaitReleased(key);
         }
     }
 
     @Test
-    void aReleaseThatFailsAtOnceIsTriedAgainUntilTheDatabaseAnswers(DataSource dataSource) throws Exception {
+    void aReleaseThatFailsAtOnceIsTriedAgainUntilTheDatabaseAnswers() throws Exception {
         LockKey key = new LockKey("unreachable", "failing");
-        SwitchableDataSource network = new SwitchableDataSource(dataSource);
-        BizLockDao direct = LockFixture.dao(dataSource);
-        try (LockManager manager = LockFixture.manager(LockFixture.dao(network), InstanceId.generate())
-                .build()) {
+        try (LockManager manager = manager(Duration.ofSeconds(30))) {
             LockHandle held =
                     manager.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null).orElseThrow();
             network.fail(); // the pool refuses at once, as a closed one does
 
-            long started = System.nanoTime();
-            Throwable thrown = catchThrowable(held::unlock);
-            long unlockMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            assertThat(unlockMillis)
-                    .as("the failure is passed on without waiting")
-                    .isLessThan(2000);
-            assertThat(thrown)
+            Unlocked unlocked = unlock(held, "a held lock whose release fails");
+            assertThat(unlocked.millis()).as("the failure is passed on at once").isLessThan(2000);
+            assertThat(unlocked.thrown())
                     .isInstanceOf(LockReleaseException.class)
                     .hasMessageContaining("the release failed")
                     .hasRootCauseMessage("The database is unreachable (test): connection is not available, request"
                             + " timed out after 0ms");
 
-            // A few retries fail (200, 400, 800 ms apart) before the database answers again.
-            Thread.sleep(1000);
+            Await.until("two more attempts failed", Duration.ofSeconds(10), () -> network.refused() >= 3);
             assertThat(LeaseTestSupport.row(direct, key).owner()).isEqualTo(manager.instanceId());
             network.restore();
-            await(
-                    "a background retry frees the row",
-                    () -> LeaseTestSupport.row(direct, key).owner() == null,
-                    Duration.ofSeconds(20));
+            awaitReleased(key);
             assertThat(manager.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null))
                     .as("free again for this instance too")
                     .hasValueSatisfying(LockHandle::unlock);
         }
     }
 
-    private static void await(String what, BooleanSupplier condition, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("Timed out after " + timeout + " waiting until " + what);
-            }
-            Thread.sleep(10);
-        }
+    private record Unlocked(@Nullable Throwable thrown, long millis) {}
+
+    private static Unlocked unlock(LockHandle held, String what) {
+        long started = System.nanoTime();
+        Throwable thrown = catchThrowable(held::unlock);
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        System.out.printf("unlock of %s, database unreachable: returned after %d ms%n", what, millis);
+        return new Unlocked(thrown, millis);
+    }
+
+    /** Released by the background retry: the owner is cleared, which a lease that merely ended never does. */
+    private void awaitReleased(LockKey key) throws InterruptedException {
+        Await.until(
+                "the background release frees the row",
+                Duration.ofSeconds(20),
+                () -> LeaseTestSupport.row(direct, key).owner() == null);
     }
 }
