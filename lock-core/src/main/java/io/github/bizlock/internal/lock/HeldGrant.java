@@ -32,7 +32,7 @@ final class HeldGrant {
     private volatile boolean released;
     private volatile boolean releasing;
     private volatile @Nullable String renewalError;
-    private final AtomicReference<@Nullable Loss> loss = new AtomicReference<>();
+    private final AtomicReference<@Nullable Loss> recordedLoss = new AtomicReference<>();
     private volatile @Nullable Hold hold;
 
     /** Local hand-offs so far; read and written by the thread holding the gate. */
@@ -191,13 +191,13 @@ final class HeldGrant {
 
     /** Whether the lock is still ours: not released, not lost, lease not ended. */
     boolean isValid() {
-        return !released && loss.get() == null && !hasExpired(System.nanoTime());
+        return !released && recordedLoss.get() == null && !hasExpired(System.nanoTime());
     }
 
     /** Why the lock is lost, or {@code null} if it is not (as far as this process knows): recorded, or its lease ended. */
     @Nullable
     Loss loss() {
-        Loss recorded = loss.get();
+        Loss recorded = recordedLoss.get();
         if (recorded != null) {
             return recorded;
         }
@@ -238,6 +238,6 @@ final class HeldGrant {
      * @return whether this call recorded it (false if it was recorded before or the grant was released)
      */
     boolean markLost(Loss loss) {
-        return !released && this.loss.compareAndSet(null, loss);
+        return !released && recordedLoss.compareAndSet(null, loss);
     }
 }
