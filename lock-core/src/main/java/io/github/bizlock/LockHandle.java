@@ -52,7 +52,11 @@ public interface LockHandle extends AutoCloseable {
      * @throws IllegalMonitorStateException if this handle was already unlocked, or the calling thread is not the
      *     one that acquired it; the lock stays held
      * @throws LockLostException if the lease had been lost before this call: the work done under the lock may have
-     *     overlapped with another holder's
+     *     overlapped with another holder's. Thrown at once if the loss was known before, whatever the database's
+     *     state; the release, which frees the lock only if nobody took it since, goes on in the background
+     * @throws LockReleaseException if the lock was held but the database did not answer the release within 2 s, or
+     *     the release failed: the work is not in doubt, this thread no longer holds the lock, and the release is
+     *     retried in the background
      */
     void unlock();
 

@@ -13,7 +13,8 @@ import java.time.Instant;
  *     on demand)
  * @param owner the instance id that held it
  * @param holderThread the name of the thread that held it
- * @param reason why it was lost, for logs
+ * @param cause why it was lost, for code: the lease ended, another owner took it over, its session ended, ...
+ * @param reason why it was lost, for logs: the cause with what the lock manager saw
  * @param lostAt when this process noticed the loss
  */
 public record LockLostEvent(
@@ -23,5 +24,20 @@ public record LockLostEvent(
         long fencingToken,
         String owner,
         String holderThread,
+        LossCause cause,
         String reason,
-        Instant lostAt) {}
+        Instant lostAt) {
+
+    /** An event whose cause is not known ({@link LossCause#UNKNOWN}), made by code that found the lock lost. */
+    public LockLostEvent(
+            String name,
+            String key,
+            LockMode mode,
+            long fencingToken,
+            String owner,
+            String holderThread,
+            String reason,
+            Instant lostAt) {
+        this(name, key, mode, fencingToken, owner, holderThread, LossCause.UNKNOWN, reason, lostAt);
+    }
+}

@@ -47,6 +47,8 @@ class ArchitectureTest {
             LockLostPolicy.class,
             LockAcquisitionException.class,
             LockModeConflictException.class,
+            LockReleaseException.class,
+            LossCause.class,
             DistributedLock.class,
             OnFailure.class,
             // What a plain Spring application registers as beans; the rest of aop is package-private.

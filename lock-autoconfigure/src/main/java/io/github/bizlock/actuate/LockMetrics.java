@@ -26,7 +26,9 @@ import java.util.concurrent.TimeUnit;
  *       waiting thread of the same process without a round trip;
  *   <li>{@code bizlock.renewals} and {@code bizlock.renewal.failures} (counters; tag {@code mode}): leases renewed
  *       by the watchdog, and leases whose renewal statement failed;
- *   <li>{@code bizlock.lost} (counter; tags {@code name}, {@code mode}): held locks that were lost;
+ *   <li>{@code bizlock.lost} (counter; tags {@code name}, {@code mode}, {@code cause} = {@code lease_expired},
+ *       {@code taken_over}, {@code removed}, {@code session_ended} or {@code unreachable}, see
+ *       {@link io.github.bizlock.LossCause}): held locks that were lost, and why;
  *   <li>{@code bizlock.housekeeping.purged} (counter): lock rows deleted by housekeeping.
  * </ul>
  *
@@ -111,8 +113,10 @@ public final class LockMetrics implements LockObserver {
     public void lost(LockLostEvent event) {
         count(
                 "bizlock.lost",
-                "Held locks that were lost: the lease ended or was taken over, or the session died",
-                tags(new LockKey(event.name(), event.key()), event.mode()),
+                "Held locks that were lost, by cause: the lease ended, was taken over or removed, or the session"
+                        + " ended or could not be checked",
+                tags(new LockKey(event.name(), event.key()), event.mode())
+                        .and("cause", event.cause().name().toLowerCase(Locale.ROOT)),
                 1);
     }
 

@@ -7,6 +7,7 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
+import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
@@ -219,9 +220,10 @@ class BizLocksEndpointWebTest {
             while (lost.isEmpty() && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
-            assertThat(lost)
-                    .singleElement()
-                    .satisfies(event -> assertThat(event.key()).isEqualTo("nightly"));
+            assertThat(lost).singleElement().satisfies(event -> {
+                assertThat(event.key()).isEqualTo("nightly");
+                assertThat(event.cause()).as(event.reason()).isEqualTo(LossCause.REMOVED);
+            });
             assertThat(remote.isHeld()).isFalse();
 
             HttpResponse<String> notHeld = post(app, "/actuator/bizlocks", "{\"name\":\"job\",\"key\":\"nightly\"}");

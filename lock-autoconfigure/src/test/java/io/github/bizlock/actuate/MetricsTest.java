@@ -7,6 +7,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
+import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
@@ -233,6 +234,9 @@ class MetricsTest {
             assertThat(taken).isPresent();
             await("the loss is counted", () -> counter("bizlock.lost", "name", "metrics", "mode", "lease") == 1);
             assertThatThrownBy(held::unlock).isInstanceOf(IllegalMonitorStateException.class);
+            assertThat(counter("bizlock.lost", "name", "metrics", "mode", "lease", "cause", "taken_over"))
+                    .as("taken over by another owner")
+                    .isEqualTo(1);
             assertThat(counter("bizlock.lost", "name", "metrics", "mode", "lease"))
                     .as("counted once")
                     .isEqualTo(1);
@@ -260,7 +264,10 @@ class MetricsTest {
             assertThat(gauge("bizlock.renewals.overdue"))
                     .as("a lost lease is no longer renewed")
                     .isZero();
-            assertThatThrownBy(held::unlock).isInstanceOf(RuntimeException.class);
+            assertThat(counter("bizlock.lost", "name", "metrics", "mode", "lease", "cause", "lease_expired"))
+                    .as("the lease ended while the database was unreachable")
+                    .isEqualTo(1);
+            assertThatThrownBy(held::unlock).isInstanceOf(LockLostException.class);
         } finally {
             pool.close();
         }

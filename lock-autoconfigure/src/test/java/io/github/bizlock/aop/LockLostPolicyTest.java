@@ -3,6 +3,7 @@ package io.github.bizlock.aop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.bizlock.Await;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
@@ -290,6 +291,8 @@ class LockLostPolicyTest {
                     .as("and unlocking reported the loss")
                     .singleElement()
                     .isInstanceOf(LockLostException.class);
+            // Listeners are told on a thread of their own, after the interrupt.
+            Await.until("the listener is told", Duration.ofSeconds(5), () -> !lost.isEmpty());
             assertThat(lost)
                     .singleElement()
                     .satisfies(event -> assertThat(event.key()).isEqualTo("interrupt"));

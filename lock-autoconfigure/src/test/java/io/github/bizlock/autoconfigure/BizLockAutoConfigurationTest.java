@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.bizlock.Await;
 import io.github.bizlock.LockAcquisitionException;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
@@ -405,7 +406,10 @@ class BizLockAutoConfigurationTest {
                             .update("UPDATE lock_events SET owner_id = 'someone-else' WHERE biz_type = 'report'");
                     org.assertj.core.api.Assertions.assertThatThrownBy(lock::unlock)
                             .isInstanceOf(io.github.bizlock.LockLostException.class);
-                    assertThat(context.getBean(LostLocks.class).events)
+                    // Published on the listeners' own thread, soon after unlock threw.
+                    List<LockLostEvent> events = context.getBean(LostLocks.class).events;
+                    Await.until("the event is published", Duration.ofSeconds(5), () -> !events.isEmpty());
+                    assertThat(events)
                             .singleElement()
                             .extracting(LockLostEvent::key)
                             .isEqualTo("daily");

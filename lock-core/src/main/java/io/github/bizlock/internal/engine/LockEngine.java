@@ -3,12 +3,14 @@ package io.github.bizlock.internal.engine;
 import io.github.bizlock.LockMode;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Takes, keeps alive and releases locks in the database for one {@link LockMode}. Callers guarantee that at most one
- * thread per JVM works on a given key at a time, so engines need no locking of their own per key.
+ * thread per JVM works on a given key at a time, so engines need no locking of their own per key, with one exception:
+ * a {@link #release} that the database did not answer in time goes on (and is retried) in the background, so it may
+ * overlap a later acquisition of the same key. A release only ever frees its own grant's lock.
  */
 public interface LockEngine {
 
@@ -56,15 +58,19 @@ public interface LockEngine {
      * Keeps the given grants, all owned by this process, alive for another lease: a lease is extended by its lease
      * time; a lock held by a session is checked (a heartbeat).
      *
-     * @return the grants that are no longer held (taken over or gone); the others were kept alive
+     * @return the grants that are no longer held, each with why (taken over, removed, its session ended or could not
+     *     be checked); the others were kept alive
      * @throws org.springframework.dao.DataAccessException if the database could not be asked; nothing is known then
      */
-    Set<Grant> keepAlive(List<Grant> grants);
+    Map<Grant, Loss> keepAlive(List<Grant> grants);
 
     /**
      * Releases the lock if this grant still holds it; never touches a later holder's lock.
      *
-     * @return whether the grant still held the lock
+     * @return {@code null} if the grant held the lock and released it, or why it no longer held it
+     * @throws org.springframework.dao.DataAccessException if the database could not be asked; the lock may still be
+     *     held then, and a release may be tried again
      */
-    boolean release(Grant grant);
+    @Nullable
+    Loss release(Grant grant);
 }

@@ -1,12 +1,16 @@
 package io.github.bizlock.internal.lock;
 
+import io.github.bizlock.LockReleaseException;
+import io.github.bizlock.internal.engine.Loss;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * What becomes of a grant whose hold ends: the rule for when it passes to a thread of this process that waits for it,
- * the fencing tokens it reserves for such hand-offs, and how it is given back to the database.
+ * the fencing tokens it reserves for such hand-offs, and how it is given back to the database (by the {@link Releaser},
+ * which never holds up the unlocking thread past a bound).
  */
 final class HandOff {
 
@@ -21,10 +25,12 @@ final class HandOff {
 
     private final int localHandoffs;
     private final Watchdog watchdog;
+    private final Releaser releaser;
 
-    HandOff(int localHandoffs, Watchdog watchdog) {
+    HandOff(int localHandoffs, Watchdog watchdog, Releaser releaser) {
         this.localHandoffs = localHandoffs;
         this.watchdog = watchdog;
+        this.releaser = releaser;
     }
 
     /**
@@ -45,34 +51,46 @@ final class HandOff {
 
     /** Releases a grant no thread of this process took over. Nobody held it meanwhile, so a loss is not reported. */
     void releaseHandedOver(HeldGrant held) {
-        // The last waiter may leave because it was interrupted; a pool refuses an interrupted thread a connection.
-        boolean interrupted = Thread.interrupted();
+        stopRenewing(held);
         try {
-            releaseGrant(held);
-        } catch (RuntimeException ex) {
+            releaser.release(held);
+        } catch (LockReleaseException ex) {
             log.warn(
-                    "bizlock could not release lock {} after its last local holder; it frees when its lease or"
-                            + " session ends",
+                    "bizlock could not release lock {} after its last local holder; it is retried in the background",
                     held.grant().key(),
                     ex);
         } finally {
             held.markReleased();
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 
     /**
-     * Gives a grant back to the database: from now on only this release decides whether it was lost, and the watchdog
+     * The grant is being given back: from now on only its release decides whether it was lost, and the watchdog
      * leaves it alone.
-     *
-     * @return whether the database still held it for this grant
      */
-    boolean releaseGrant(HeldGrant held) {
+    void stopRenewing(HeldGrant held) {
         held.markReleasing();
         watchdog.unregister(held);
-        return held.engine().release(held.grant());
+    }
+
+    /**
+     * Gives a grant its holder still counts on back to the database, waiting for it at most {@link Releaser#WAIT}.
+     *
+     * @return {@code null} if the database still held it for this grant, or why it did not
+     * @throws LockReleaseException if the database did not answer in time or the release failed; it is retried in
+     *     the background
+     */
+    @Nullable
+    Loss release(HeldGrant held) {
+        return releaser.release(held);
+    }
+
+    /**
+     * Gives a grant already known lost back to the database in the background, without waiting: the release frees the
+     * lock if nobody took it since, and never touches a later holder's.
+     */
+    void releaseLost(HeldGrant held) {
+        releaser.releaseInBackground(held);
     }
 
     /**

@@ -1,8 +1,10 @@
 package io.github.bizlock.internal.lock;
 
 import io.github.bizlock.LockLostPolicy;
+import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
+import io.github.bizlock.internal.engine.Loss;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
@@ -29,7 +31,8 @@ final class HeldGrant {
     private volatile long lastRenewedNanos;
     private volatile boolean released;
     private volatile boolean releasing;
-    private final AtomicReference<@Nullable String> lostReason = new AtomicReference<>();
+    private volatile @Nullable String renewalError;
+    private final AtomicReference<@Nullable Loss> recordedLoss = new AtomicReference<>();
     private volatile @Nullable Hold hold;
 
     /** Local hand-offs so far; read and written by the thread holding the gate. */
@@ -143,11 +146,21 @@ final class HeldGrant {
         return true;
     }
 
-    /** Why the lock is lost when its lease ends while it is held. */
-    String expiryReason() {
-        return renewedByWatchdog
-                ? "its lease ended before the watchdog could renew it (is the database reachable?)"
-                : "its fixed lease of " + grant.lease() + " ended while it was still held";
+    /**
+     * Why the lock is lost when its local deadline passes while it is held: a lease ended (the watchdog's, which could
+     * not be renewed in time, or a fixed one); a lock held by a session (the engine grants no fixed lease) was not
+     * heard from in time, so whether the database still holds it is not known.
+     */
+    Loss expiryLoss() {
+        if (!renewedByWatchdog) {
+            return new Loss(
+                    LossCause.LEASE_EXPIRED, "its fixed lease of " + grant.lease() + " ended while it was still held");
+        }
+        String error = renewalError;
+        String why = error != null ? ": the database did not answer (" + error + ")" : " (is the database reachable?)";
+        return engine.fixedLease(grant.lease()) == null
+                ? new Loss(LossCause.UNREACHABLE, "its database session did not answer a heartbeat in time" + why)
+                : new Loss(LossCause.LEASE_EXPIRED, "its lease ended before the watchdog could renew it" + why);
     }
 
     /** Interval between renewals: a third of the lease, so two renewals may fail before it ends. */
@@ -163,9 +176,12 @@ final class HeldGrant {
         this.expiresAtNanos = sentNanos + leaseNanos - marginNanos;
         this.nextRenewalNanos = sentNanos + renewalIntervalNanos();
         this.lastRenewedNanos = sentNanos;
+        this.renewalError = null;
     }
 
-    void retryRenewalAt(long nanos) {
+    /** A renewal failed with {@code error}; the next one is tried at {@code nanos}. */
+    void renewalFailed(String error, long nanos) {
+        this.renewalError = error;
         this.nextRenewalNanos = nanos;
     }
 
@@ -175,7 +191,17 @@ final class HeldGrant {
 
     /** Whether the lock is still ours: not released, not lost, lease not ended. */
     boolean isValid() {
-        return !released && lostReason.get() == null && !hasExpired(System.nanoTime());
+        return !released && recordedLoss.get() == null && !hasExpired(System.nanoTime());
+    }
+
+    /** Why the lock is lost, or {@code null} if it is not (as far as this process knows): recorded, or its lease ended. */
+    @Nullable
+    Loss loss() {
+        Loss recorded = recordedLoss.get();
+        if (recorded != null) {
+            return recorded;
+        }
+        return hasExpired(System.nanoTime()) ? expiryLoss() : null;
     }
 
     boolean isReleased() {
@@ -202,8 +228,8 @@ final class HeldGrant {
      * @return the hold to tell, or {@code null} if the loss was recorded before, the holder is unlocking, or the grant
      *     was between holds
      */
-    synchronized @Nullable Hold markLostByWatchdog(String reason) {
-        return !releasing && markLost(reason) ? hold : null;
+    synchronized @Nullable Hold markLostByWatchdog(Loss loss) {
+        return !releasing && markLost(loss) ? hold : null;
     }
 
     /**
@@ -211,12 +237,7 @@ final class HeldGrant {
      *
      * @return whether this call recorded it (false if it was recorded before or the grant was released)
      */
-    boolean markLost(String reason) {
-        return !released && lostReason.compareAndSet(null, reason);
-    }
-
-    @Nullable
-    String lostReason() {
-        return lostReason.get();
+    boolean markLost(Loss loss) {
+        return !released && recordedLoss.compareAndSet(null, loss);
     }
 }

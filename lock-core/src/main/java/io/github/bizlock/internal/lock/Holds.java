@@ -6,6 +6,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.engine.Loss;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -138,7 +139,10 @@ final class Holds {
      * Ends one acquisition. The last one of a hold hands the grant over to a thread of this process that waits for it,
      * or gives it back to the database.
      *
-     * @throws io.github.bizlock.LockLostException if the hold had lost its grant
+     * @throws io.github.bizlock.LockLostException if the hold had lost its grant: at once if that was known before
+     *     (the release then goes on in the background)
+     * @throws io.github.bizlock.LockReleaseException if the database did not answer the release in time or it failed;
+     *     the hold has ended all the same, and the release is retried in the background
      */
     void unlock(DefaultLockHandle handle) {
         Gate gate = handle.gate;
@@ -168,29 +172,32 @@ final class Holds {
             observer.handedOver(held.grant().key(), held.engine().mode());
             return;
         }
-        boolean stillHeld = held.isValid();
-        @Nullable String lostReason = stillHeld ? null : LossReporter.reasonOf(held);
+        handOff.stopRenewing(held);
+        // Known after the watchdog stopped: a loss it found, or a lease that ended.
+        @Nullable Loss loss = held.loss();
         try {
-            // Even a lease we think is lost is released: the release only matches our owner and token, so it frees
-            // the row if nobody took it yet and never touches a later holder's.
-            boolean released = handOff.releaseGrant(held);
-            if (stillHeld && !released) {
-                stillHeld = false;
-                lostReason = "the database no longer held it for this owner at unlock (taken over after the lease"
-                        + " ended, or removed)";
+            if (loss != null) {
+                // Answered at once, whatever the database's state. The release still frees the row if nobody took
+                // it: it only matches our owner and token, never a later holder's.
+                handOff.releaseLost(held);
+            } else {
+                @Nullable Loss atRelease = handOff.release(held);
+                if (atRelease != null) {
+                    loss = new Loss(atRelease.cause(), "at unlock, " + atRelease.reason());
+                }
             }
         } finally {
-            boolean firstReport = !stillHeld && held.markLost(Objects.requireNonNull(lostReason));
+            boolean firstReport = loss != null && held.markLost(loss);
             held.markReleased();
             gate.heldGrant = null;
             gates.leave(gate);
             gate.local.unlock();
             observer.released(held.grant().key(), held.engine().mode(), System.nanoTime() - hold.acquiredNanos);
             if (firstReport) {
-                losses.notifyLost(hold, Objects.requireNonNull(lostReason));
+                losses.notifyLost(hold, loss);
             }
         }
-        if (!stillHeld) {
+        if (loss != null) {
             throw losses.lostException(hold);
         }
     }

@@ -50,6 +50,7 @@ public final class LockManager implements AutoCloseable {
     private final LockObserver observer;
     private final LossReporter losses;
     private final Watchdog watchdog;
+    private final Releaser releaser = new Releaser();
     private final Gates gates;
     private final Holds holds;
 
@@ -60,7 +61,7 @@ public final class LockManager implements AutoCloseable {
         this.observer = builder.observers.isEmpty() ? LockObserver.NONE : LockObserver.composite(builder.observers);
         this.losses = new LossReporter(observer);
         this.watchdog = new Watchdog(builder.watchdogLease, losses::reportLost, observer);
-        HandOff handOff = new HandOff(builder.localHandoffs, watchdog);
+        HandOff handOff = new HandOff(builder.localHandoffs, watchdog, releaser);
         this.gates = new Gates(builder.fair, handOff);
         FencingTokens fencingTokens = new FencingTokens(handOff, losses);
         this.holds = new Holds(builder.watchdogLease, gates, handOff, fencingTokens, losses, watchdog, observer);
@@ -167,12 +168,15 @@ public final class LockManager implements AutoCloseable {
     }
 
     /**
-     * Stops the watchdog and closes the engines that hold resources: ROW and NAMED close their sessions, so the server
-     * frees the locks still held through them.
+     * Stops the watchdog and the background releases (their locks free when their leases or sessions end) and closes
+     * the engines that hold resources: ROW and NAMED close their sessions, so the server frees the locks still held
+     * through them. Then lost-lock listeners get up to 5 s to work through the notifications still queued; any left
+     * are logged.
      */
     @Override
     public void close() {
         watchdog.close();
+        releaser.close();
         for (LockEngine engine : engines.values()) {
             if (engine instanceof AutoCloseable closeable) {
                 try {
@@ -182,6 +186,7 @@ public final class LockManager implements AutoCloseable {
                 }
             }
         }
+        losses.close();
     }
 
     private LockEngine engine(LockMode mode) {

@@ -66,7 +66,10 @@ public interface LockObserver {
     /** The watchdog could not renew {@code count} grants of one mode (the database did not answer); it retries. */
     default void renewalFailed(LockMode mode, int count) {}
 
-    /** A held lock was lost; reported once per acquisition. */
+    /**
+     * A held lock was lost; reported once per acquisition, at once on the thread that found the loss (the watchdog's
+     * or the unlocking one), before the {@link io.github.bizlock.LockLostListener}s are told on a thread of their own.
+     */
     default void lost(LockLostEvent event) {}
 
     /** Housekeeping deleted {@code rows} rows of locks that had been free for longer than the retention. */

@@ -2,6 +2,7 @@ package io.github.bizlock.internal.lock;
 
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
+import io.github.bizlock.internal.engine.Loss;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,7 +16,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
@@ -44,12 +44,12 @@ final class Watchdog {
     private final Set<HeldGrant> watched = ConcurrentHashMap.newKeySet();
     private final Map<LockEngine, Renewer> renewers = new ConcurrentHashMap<>();
     private final ScheduledExecutorService ticker =
-            Executors.newSingleThreadScheduledExecutor(daemon("bizlock-watchdog"));
-    private final BiConsumer<HeldGrant, String> lostHandler;
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("bizlock-watchdog"));
+    private final BiConsumer<HeldGrant, Loss> lostHandler;
     private final LockObserver observer;
 
     /** @param lease the watchdog's lease, renewed every third of it */
-    Watchdog(Duration lease, BiConsumer<HeldGrant, String> lostHandler, LockObserver observer) {
+    Watchdog(Duration lease, BiConsumer<HeldGrant, Loss> lostHandler, LockObserver observer) {
         this.lostHandler = lostHandler;
         this.observer = observer;
         long tickMillis = Math.max(10, Math.min(100, lease.toMillis() / 30));
@@ -91,7 +91,7 @@ final class Watchdog {
         Set<LockEngine> anyDue = new HashSet<>();
         for (HeldGrant held : watched) {
             if (held.hasExpired(now)) {
-                lost(held, held.expiryReason());
+                lost(held, held.expiryLoss());
             } else if (held.renewedByWatchdog()
                     && now - held.nextRenewalNanos() + held.renewalIntervalNanos() / 2 >= 0) {
                 due.computeIfAbsent(held.engine(), engine -> new ArrayList<>()).add(held);
@@ -111,14 +111,6 @@ final class Watchdog {
         renewers.values().forEach(renewer -> renewer.executor.shutdownNow());
     }
 
-    private static ThreadFactory daemon(String name) {
-        return runnable -> {
-            Thread thread = new Thread(runnable, name);
-            thread.setDaemon(true);
-            return thread;
-        };
-    }
-
     /** Runs one engine's renewals on a thread of their own, one batch run at a time. */
     private final class Renewer {
 
@@ -129,7 +121,7 @@ final class Watchdog {
         Renewer(LockEngine engine) {
             this.engine = engine;
             this.executor = Executors.newSingleThreadExecutor(
-                    daemon("bizlock-renew-" + engine.mode().name().toLowerCase(Locale.ROOT)));
+                    DaemonThreads.named("bizlock-renew-" + engine.mode().name().toLowerCase(Locale.ROOT)));
         }
 
         void submit(List<HeldGrant> candidates) {
@@ -160,7 +152,7 @@ final class Watchdog {
             List<HeldGrant> batch = candidates.subList(from, Math.min(candidates.size(), from + BATCH_SIZE));
             List<Grant> grants = batch.stream().map(HeldGrant::grant).toList();
             long sent = System.nanoTime();
-            Set<Grant> gone;
+            Map<Grant, Loss> gone;
             try {
                 gone = engine.keepAlive(grants);
             } catch (RuntimeException ex) {
@@ -170,18 +162,16 @@ final class Watchdog {
                         engine.mode(),
                         ex.toString());
                 for (HeldGrant held : batch) {
-                    held.retryRenewalAt(sent + Math.min(held.renewalIntervalNanos() / 3, 1_000_000_000L));
+                    held.renewalFailed(ex.toString(), sent + Math.min(held.renewalIntervalNanos() / 3, 1_000_000_000L));
                 }
                 observer.renewalFailed(engine.mode(), batch.size());
                 continue;
             }
             int renewed = 0;
             for (HeldGrant held : batch) {
-                if (gone.contains(held.grant())) {
-                    lost(
-                            held,
-                            "the database no longer holds it for this owner (taken over after the lease ended,"
-                                    + " or removed)");
+                Loss loss = gone.get(held.grant());
+                if (loss != null) {
+                    lost(held, loss);
                 } else {
                     held.renewed(sent);
                     renewed++;
@@ -193,8 +183,8 @@ final class Watchdog {
         }
     }
 
-    private void lost(HeldGrant held, String reason) {
+    private void lost(HeldGrant held, Loss loss) {
         watched.remove(held);
-        lostHandler.accept(held, reason);
+        lostHandler.accept(held, loss);
     }
 }

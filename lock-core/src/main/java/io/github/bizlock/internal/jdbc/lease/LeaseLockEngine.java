@@ -1,26 +1,33 @@
 package io.github.bizlock.internal.jdbc.lease;
 
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LockRow;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
 
 /**
  * LEASE mode: the lock is a row of the lease table that names its owner and ends at a time of the database's clock.
  * No connection is held between statements; waiting is retrying with {@link Backoff}, done by one thread per JVM.
  */
 public final class LeaseLockEngine implements LockEngine {
+
+    private static final String GONE = "the database no longer holds it for this owner";
 
     private final BizLockDao dao;
     private final String owner;
@@ -61,12 +68,12 @@ public final class LeaseLockEngine implements LockEngine {
     }
 
     @Override
-    public Set<Grant> keepAlive(List<Grant> grants) {
+    public Map<Grant, Loss> keepAlive(List<Grant> grants) {
         Map<Duration, List<Grant>> byLease = new LinkedHashMap<>();
         for (Grant grant : grants) {
             byLease.computeIfAbsent(grant.lease(), lease -> new ArrayList<>()).add(grant);
         }
-        Set<Grant> gone = new HashSet<>();
+        Map<Grant, Loss> gone = new HashMap<>();
         byLease.forEach((lease, sameLease) -> {
             List<BizLockDao.HeldToken> held = sameLease.stream()
                     .map(grant -> new BizLockDao.HeldToken(grant.key(), grant.fencingToken()))
@@ -74,7 +81,7 @@ public final class LeaseLockEngine implements LockEngine {
             Set<LockKey> lost = dao.renew(owner, lease, held);
             for (Grant grant : sameLease) {
                 if (lost.contains(grant.key())) {
-                    gone.add(grant);
+                    gone.put(grant, loss(grant));
                 }
             }
         });
@@ -82,7 +89,33 @@ public final class LeaseLockEngine implements LockEngine {
     }
 
     @Override
-    public boolean release(Grant grant) {
-        return dao.release(grant.key(), grant.owner(), grant.fencingToken());
+    public @Nullable Loss release(Grant grant) {
+        return dao.release(grant.key(), grant.owner(), grant.fencingToken()) ? null : loss(grant);
+    }
+
+    /** Why the lock's row no longer names this grant, as the row tells: one more statement, only when a lock is lost. */
+    private Loss loss(Grant grant) {
+        Optional<LockRow> found;
+        try {
+            found = dao.find(grant.key());
+        } catch (DataAccessException ex) {
+            return new Loss(
+                    LossCause.TAKEN_OVER,
+                    GONE + "; its row could not be read to tell whether another owner holds it: " + ex);
+        }
+        if (found.isEmpty()) {
+            return new Loss(
+                    LossCause.REMOVED,
+                    GONE + ": its row was deleted (by hand, or by housekeeping after its lease ended)");
+        }
+        LockRow row = found.get();
+        if (row.owner() == null) {
+            return new Loss(LossCause.REMOVED, GONE + ": someone else freed it (a force release, or a change by hand)");
+        }
+        String holder = row.owner().equals(owner) ? "a later acquisition by this instance" : "owner " + row.owner();
+        return new Loss(
+                LossCause.TAKEN_OVER,
+                GONE + ": " + holder + " holds it with fencing token " + row.fencingToken()
+                        + " (taken over after the lease ended)");
     }
 }

@@ -4,14 +4,15 @@ import io.github.bizlock.LockAcquisitionException;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.LockJdbc;
 import io.github.bizlock.internal.jdbc.TokenIssuer;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
@@ -216,11 +217,11 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
     /**
      * Heartbeat: asks each grant's session whether it still holds its lock.
      *
-     * @return the grants whose session is gone or no longer holds the lock
+     * @return the grants whose session ended, no longer holds the lock, or did not answer
      */
     @Override
-    public final Set<Grant> keepAlive(List<Grant> grants) {
-        Set<Grant> gone = new HashSet<>();
+    public final Map<Grant, Loss> keepAlive(List<Grant> grants) {
+        Map<Grant, Loss> gone = new HashMap<>();
         for (Grant grant : grants) {
             Session session = session(grant);
             synchronized (session) {
@@ -229,10 +230,10 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
                 }
                 try {
                     if (!stillHolds(session, grant)) {
-                        gone.add(grant);
+                        gone.put(grant, SessionLosses.notHeld(session));
                     }
                 } catch (SQLException ex) {
-                    gone.add(grant);
+                    gone.put(grant, SessionLosses.failed(session, ex));
                 }
             }
         }
@@ -249,21 +250,20 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
     }
 
     @Override
-    public final boolean release(Grant grant) {
+    public final @Nullable Loss release(Grant grant) {
         Session session = session(grant);
         synchronized (session) {
             session.markDone();
             try {
-                boolean released = unlock(session, grant);
-                if (released) {
+                if (unlock(session, grant)) {
                     sessions.giveBack(session);
-                } else {
-                    sessions.discard(session);
+                    return null;
                 }
-                return released;
+                sessions.discard(session);
+                return SessionLosses.notHeld(session);
             } catch (SQLException ex) {
                 sessions.discard(session);
-                return false;
+                return SessionLosses.failed(session, ex);
             }
         }
     }

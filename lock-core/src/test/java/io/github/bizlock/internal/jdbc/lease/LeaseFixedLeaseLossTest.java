@@ -9,6 +9,7 @@ import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -51,7 +52,7 @@ class LeaseFixedLeaseLossTest {
                     } catch (InterruptedException ex) {
                         wasInterrupted = true;
                     }
-                    // Listeners are told right after the interrupt, on the watchdog's thread.
+                    // Listeners are told soon after the interrupt, on a thread of their own.
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
                     while (lost.isEmpty() && System.nanoTime() < deadline) {
                         Thread.onSpinWait();
@@ -69,6 +70,7 @@ class LeaseFixedLeaseLossTest {
                     .isTrue();
             assertThat(lost).hasSize(1);
             assertThat(lost.get(0).reason()).contains("fixed lease of PT0.5S ended while it was still held");
+            assertThat(lost.get(0).cause()).isEqualTo(LossCause.LEASE_EXPIRED);
         }
     }
 }

@@ -3,11 +3,13 @@ package io.github.bizlock.internal.jdbc.lease;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.bizlock.Await;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.LockRow;
@@ -70,6 +72,8 @@ class LeaseStaleHolderTest {
                 assertThat(event.fencingToken()).isEqualTo(old.fencingToken());
                 assertThat(event.owner()).isEqualTo(stale.instanceId());
                 assertThat(event.mode()).isEqualTo(LockMode.LEASE);
+                assertThat(event.cause()).isEqualTo(LossCause.TAKEN_OVER);
+                assertThat(event.reason()).contains("taken over").contains(next.instanceId());
             });
 
             assertThatThrownBy(old::unlock)
@@ -108,10 +112,16 @@ class LeaseStaleHolderTest {
 
             assertThatThrownBy(old::unlock)
                     .isInstanceOf(LockLostException.class)
-                    .hasMessageContaining("no longer held it for this owner");
-            assertThat(lost)
-                    .singleElement()
-                    .satisfies(event -> assertThat(event.fencingToken()).isEqualTo(old.fencingToken()));
+                    .hasMessageContaining("no longer holds it for this owner")
+                    .hasMessageContaining(next.instanceId())
+                    .satisfies(ex ->
+                            assertThat(((LockLostException) ex).event().cause()).isEqualTo(LossCause.TAKEN_OVER));
+            // Listeners are told on a thread of their own, soon after unlock threw.
+            Await.until("the listener is told", Duration.ofSeconds(5), () -> !lost.isEmpty());
+            assertThat(lost).singleElement().satisfies(event -> {
+                assertThat(event.fencingToken()).isEqualTo(old.fencingToken());
+                assertThat(event.cause()).isEqualTo(LossCause.TAKEN_OVER);
+            });
             assertThat(old.isHeld()).isFalse();
 
             LockRow row = LeaseTestSupport.row(dao, key);

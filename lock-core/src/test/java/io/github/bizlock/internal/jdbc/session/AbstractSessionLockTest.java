@@ -10,6 +10,7 @@ import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
+import io.github.bizlock.LossCause;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.io.BufferedReader;
@@ -241,9 +242,68 @@ public abstract class AbstractSessionLockTest {
             assertThat(next.fencingToken()).isGreaterThan(heldToken);
         }
         assertThatThrownBy(held::unlock).isInstanceOf(LockLostException.class);
-        assertThat(a.heldSessions()).isZero();
+        // A lost lock's release, which discards the dead session, runs in the background.
+        awaitTrue(() -> a.heldSessions() == 0, 5000);
         try (LockHandle again = a.template().acquire(name, "1")) {
             assertThat(again.isHeld()).isTrue();
+        }
+    }
+
+    @Test
+    void killedSessionIsReportedAsAnEndedSessionNotATakeover() throws Exception {
+        List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
+        a.manager().addListener(lost::add);
+        LockHandle held = a.template().acquire(name, "1");
+        long connectionId = holderConnectionId(name, "1");
+        SessionLocks.kill(dataSource, connectionId);
+        awaitTrue(() -> !lost.isEmpty(), 5000);
+        assertThat(lost).singleElement().satisfies(event -> {
+            assertThat(event.cause()).isEqualTo(LossCause.SESSION_ENDED);
+            assertThat(event.reason())
+                    .doesNotContain("taken over")
+                    .contains("session (connection id " + connectionId + ") ended");
+        });
+        assertThatThrownBy(held::unlock)
+                .isInstanceOf(LockLostException.class)
+                .satisfies(ex ->
+                        assertThat(((LockLostException) ex).event().cause()).isEqualTo(LossCause.SESSION_ENDED));
+    }
+
+    @Test
+    void halfOpenSessionIsReportedUnreachableAndItsUnlockAnswersAtOnce() throws Exception {
+        try (FreezingProxy network = new FreezingProxy(database.jdbcUrl());
+                SessionLocks cutOff = SessionLocks.open(
+                        mode(),
+                        LockFixture.dao(dataSource),
+                        new org.springframework.jdbc.datasource.DriverManagerDataSource(
+                                network.jdbcUrl(), database.username(), database.password()),
+                        2)) {
+            List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
+            cutOff.manager().addListener(lost::add);
+            LockHandle held = cutOff.template().acquire(name, "1");
+            network.freeze(); // the heartbeat gets no answer, and the session gets no word that it should end
+
+            awaitTrue(() -> !lost.isEmpty(), 5000);
+            assertThat(lost).singleElement().satisfies(event -> {
+                assertThat(event.cause()).isEqualTo(LossCause.UNREACHABLE);
+                assertThat(event.reason()).contains("did not answer a heartbeat in time");
+            });
+            assertThat(b.template().tryAcquire(name, "1", Duration.ZERO))
+                    .as("as the cause says, the server may still hold it for the cut-off session")
+                    .isEmpty();
+            long unlocking = System.nanoTime();
+            assertThatThrownBy(held::unlock)
+                    .isInstanceOf(LockLostException.class)
+                    .satisfies(ex ->
+                            assertThat(((LockLostException) ex).event().cause()).isEqualTo(LossCause.UNREACHABLE));
+            // Ceiling: a release on the frozen session would wait for its read timeout (10 s).
+            assertThat(millisSince(unlocking)).isLessThan(1000);
+
+            network.close(); // the partition ends the connection: the server ends the session and frees the lock
+            try (LockHandle next =
+                    b.template().acquire(name, "1", LockOptions.defaults().waitTime(Duration.ofSeconds(10)))) {
+                assertThat(next.isHeld()).isTrue();
+            }
         }
     }
 

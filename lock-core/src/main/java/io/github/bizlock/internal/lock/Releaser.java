@@ -1,0 +1,191 @@
+package io.github.bizlock.internal.lock;
+
+import io.github.bizlock.LockReleaseException;
+import io.github.bizlock.internal.engine.Grant;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.engine.Loss;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Gives grants back to the database without holding up the unlocking thread past a bound, whatever the database does.
+ * Each release runs on a thread of its own ({@code bizlock-release}, started as needed, so a release stuck on a dead
+ * connection holds up no other); the unlocking thread waits for it at most {@link #WAIT}. A release that fails (the
+ * database did not answer) is tried again in the background with backoff, {@link #ATTEMPTS} times in all. That is safe
+ * however late it comes: a release frees the lock only if this grant still holds it (for LEASE, if the row still names
+ * this owner and token), never a later holder's.
+ */
+final class Releaser implements AutoCloseable {
+
+    /** How long an unlocking thread waits for the database before it is told the release goes on without it. */
+    static final Duration WAIT = Duration.ofSeconds(2);
+
+    /** Attempts at one release, the first included: about 23 s of pauses in all. */
+    static final int ATTEMPTS = 8;
+
+    private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+    private static final long MAX_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    // Under the manager's category: users configure logging for the class they use, not for its parts.
+    private static final Logger log = LoggerFactory.getLogger(LockManager.class);
+
+    private volatile boolean closed;
+    private final ExecutorService threads = new ThreadPoolExecutor(
+            0,
+            Integer.MAX_VALUE,
+            60,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            DaemonThreads.named("bizlock-release"));
+
+    /**
+     * Releases a grant its holder still counts on, waiting for the database at most {@link #WAIT}.
+     *
+     * @return {@code null} if the grant held the lock and released it, or why it no longer held it
+     * @throws LockReleaseException if the database did not answer in time or the release failed; it is retried in
+     *     the background
+     */
+    @Nullable
+    Loss release(HeldGrant held) {
+        CompletableFuture<@Nullable Loss> firstAttempt = new CompletableFuture<>();
+        start(held, firstAttempt);
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return firstAttempt.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException ex) {
+                    interrupted = true; // the release runs elsewhere, so an interrupt cannot cut it short: wait on
+                } catch (ExecutionException ex) {
+                    throw failed(held, "the release failed: " + ex.getCause(), ex.getCause());
+                } catch (TimeoutException ex) {
+                    throw failed(held, "the database did not answer within " + WAIT.toMillis() + " ms", null);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Releases a grant nobody waits for, such as one already known lost, in the background. */
+    void releaseInBackground(HeldGrant held) {
+        start(held, null);
+    }
+
+    /**
+     * Stops retrying, after the releases under way had up to {@link #WAIT} to finish: releases still pending then are
+     * given up (and logged); their locks free when their leases or sessions end.
+     */
+    @Override
+    public void close() {
+        closed = true;
+        threads.shutdown();
+        try {
+            if (!threads.awaitTermination(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                threads.shutdownNow(); // interrupts the pauses between retries
+            }
+        } catch (InterruptedException ex) {
+            threads.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void start(HeldGrant held, @Nullable CompletableFuture<@Nullable Loss> firstAttempt) {
+        try {
+            threads.execute(() -> releaseWithRetries(held, firstAttempt));
+        } catch (RejectedExecutionException ex) {
+            // The manager is closed: one attempt on this thread, as a release always was.
+            try {
+                Loss loss = held.engine().release(held.grant());
+                if (firstAttempt != null) {
+                    firstAttempt.complete(loss);
+                }
+            } catch (RuntimeException failure) {
+                if (firstAttempt == null) {
+                    throw failure;
+                }
+                firstAttempt.completeExceptionally(failure);
+            }
+        }
+    }
+
+    private void releaseWithRetries(HeldGrant held, @Nullable CompletableFuture<@Nullable Loss> firstAttempt) {
+        Grant grant = held.grant();
+        long pauseNanos = FIRST_PAUSE_NANOS;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                Loss loss = held.engine().release(grant);
+                if (firstAttempt != null) {
+                    firstAttempt.complete(loss);
+                }
+                if (attempt > 1) {
+                    log.info(
+                            "bizlock released lock {} ({}) in the background at attempt {}{}",
+                            grant.key(),
+                            held.engine().mode(),
+                            attempt,
+                            loss == null ? "" : "; it was no longer held: " + loss.reason());
+                }
+                return;
+            } catch (RuntimeException ex) {
+                if (firstAttempt != null) {
+                    firstAttempt.completeExceptionally(ex);
+                }
+                if (attempt == ATTEMPTS || closed) {
+                    log.warn(
+                            "bizlock gave up releasing lock {} ({}) after {} attempt(s){}; it frees when its lease"
+                                    + " or session ends",
+                            grant.key(),
+                            held.engine().mode(),
+                            attempt,
+                            closed ? ", as it is closed" : "",
+                            ex);
+                    return;
+                }
+                log.warn(
+                        "bizlock could not release lock {} ({}), attempt {} of {}; retrying in the background: {}",
+                        grant.key(),
+                        held.engine().mode(),
+                        attempt,
+                        ATTEMPTS,
+                        ex.toString());
+            }
+            try {
+                TimeUnit.NANOSECONDS.sleep(pauseNanos);
+            } catch (InterruptedException ex) {
+                log.warn(
+                        "bizlock is closed; it stopped releasing lock {} ({}), which frees when its lease or session"
+                                + " ends",
+                        grant.key(),
+                        held.engine().mode());
+                return;
+            }
+            pauseNanos = Math.min(pauseNanos * 2, MAX_PAUSE_NANOS);
+        }
+    }
+
+    private static LockReleaseException failed(HeldGrant held, String why, @Nullable Throwable cause) {
+        LockKey key = held.grant().key();
+        return new LockReleaseException(
+                key.name(),
+                key.key(),
+                "Lock " + key.name() + "/" + key.key() + " (" + held.engine().mode() + ") could not be released: " + why
+                        + ". It was held until this unlock, and this thread no longer holds it; the release is retried"
+                        + " in the background, and the lock frees when it succeeds, at the latest when its lease ends"
+                        + " (LEASE) or the server drops its session (ROW, NAMED)",
+                cause);
+    }
+}
