@@ -191,16 +191,18 @@ class LockServiceTest {
                         .sessionDataSource(sessions)
                         .defaultMode(mode)
                         .build();
-                assertThat(holder.template().tryAcquire("job", "nightly", Duration.ZERO))
+                // A name per mode: each lock name is bound to one mode.
+                String name = "job-" + mode;
+                assertThat(holder.template().tryAcquire(name, "nightly", Duration.ZERO))
                         .isPresent();
                 LockOptions sameMode = LockOptions.defaults().mode(mode);
-                assertThat(other.template().tryAcquire("job", "nightly", sameMode))
+                assertThat(other.template().tryAcquire(name, "nightly", sameMode))
                         .as(mode + " lock held by the first service")
                         .isEmpty();
                 holder.close();
                 // The server frees the lock when it has ended the closed session, a few milliseconds later.
                 Optional<LockHandle> freed =
-                        other.template().tryAcquire("job", "nightly", sameMode.waitTime(Duration.ofSeconds(5)));
+                        other.template().tryAcquire(name, "nightly", sameMode.waitTime(Duration.ofSeconds(5)));
                 assertThat(freed)
                         .as(mode + " lock after its holder's service closed")
                         .isPresent();
