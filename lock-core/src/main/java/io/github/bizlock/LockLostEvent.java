@@ -26,18 +26,4 @@ public record LockLostEvent(
         String holderThread,
         LossCause cause,
         String reason,
-        Instant lostAt) {
-
-    /** An event whose cause is not known ({@link LossCause#UNKNOWN}), made by code that found the lock lost. */
-    public LockLostEvent(
-            String name,
-            String key,
-            LockMode mode,
-            long fencingToken,
-            String owner,
-            String holderThread,
-            String reason,
-            Instant lostAt) {
-        this(name, key, mode, fencingToken, owner, holderThread, LossCause.UNKNOWN, reason, lostAt);
-    }
-}
+        Instant lostAt) {}

@@ -4,6 +4,7 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockLostPolicy;
+import io.github.bizlock.LossCause;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -100,6 +101,8 @@ public final class RollbackOnLockLost implements TransactionExecutionListener {
                         issuedToken(lock),
                         owner,
                         Thread.currentThread().getName(),
+                        // The handle only tells that the lock is gone; the holder's unlock reports the real cause.
+                        LossCause.UNKNOWN,
                         "it was lost before the transaction committed, so the transaction is rolled back"
                                 + " (onLost = ROLLBACK_ONLY)",
                         Instant.now()));
