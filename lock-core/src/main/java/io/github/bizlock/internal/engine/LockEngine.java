@@ -14,7 +14,20 @@ import org.jspecify.annotations.Nullable;
  */
 public interface LockEngine {
 
+    /** How long an unlocking thread waits for the database to answer a release. */
+    Duration RELEASE_TIMEOUT = Duration.ofSeconds(2);
+
     LockMode mode();
+
+    /**
+     * Whether {@link #release} waits for the database at most {@link #RELEASE_TIMEOUT} on its own, so the lock manager
+     * runs it on the unlocking thread. An engine whose connections it does not own cannot promise that (a pool may
+     * make it wait for a connection far longer): its releases run on a thread of their own, which the unlocking thread
+     * waits for at most that long.
+     */
+    default boolean boundsRelease() {
+        return false;
+    }
 
     /**
      * The fixed lease this engine grants a lock for when {@code requested} is asked for, or {@code null} if the lock
@@ -69,7 +82,8 @@ public interface LockEngine {
      *
      * @return {@code null} if the grant held the lock and released it, or why it no longer held it
      * @throws org.springframework.dao.DataAccessException if the database could not be asked; the lock may still be
-     *     held then, and a release may be tried again
+     *     held then, and a release may be tried again unless the engine {@linkplain #boundsRelease() bounds} it (then
+     *     nothing is left to try again with: the engine let go of what held the lock)
      */
     @Nullable
     Loss release(Grant grant);

@@ -2,6 +2,7 @@ package io.github.bizlock.internal.lock;
 
 import io.github.bizlock.LockReleaseException;
 import io.github.bizlock.internal.engine.Grant;
+import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
 import java.time.Duration;
@@ -19,16 +20,18 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Gives grants back to the database without holding up the unlocking thread past a bound, whatever the database does.
- * Each release runs on a thread of its own ({@code bizlock-release}, started as needed, so a release stuck on a dead
- * connection holds up no other); the unlocking thread waits for it at most {@link #WAIT}. A release that fails (the
- * database did not answer) is tried again in the background with backoff, {@link #ATTEMPTS} times in all. That is safe
- * however late it comes: a release frees the lock only if this grant still holds it (for LEASE, if the row still names
- * this owner and token), never a later holder's.
+ * An engine that {@linkplain LockEngine#boundsRelease() bounds its releases} itself (its sessions' connections time out)
+ * releases on the unlocking thread: a hand-off to another thread would cost each lock two thread switches. Any other
+ * release runs on a thread of its own ({@code bizlock-release}, started as needed, so a release stuck on a dead
+ * connection holds up no other); the unlocking thread waits for it at most {@link #WAIT}. Such a release that fails
+ * (the database did not answer) is tried again in the background with backoff, {@link #ATTEMPTS} times in all. That is
+ * safe however late it comes: a release frees the lock only if this grant still holds it (for LEASE, if the row still
+ * names this owner and token), never a later holder's.
  */
 final class Releaser implements AutoCloseable {
 
     /** How long an unlocking thread waits for the database before it is told the release goes on without it. */
-    static final Duration WAIT = Duration.ofSeconds(2);
+    static final Duration WAIT = LockEngine.RELEASE_TIMEOUT;
 
     /** Attempts at one release, the first included: about 23 s of pauses in all. */
     static final int ATTEMPTS = 8;
@@ -57,6 +60,13 @@ final class Releaser implements AutoCloseable {
      */
     @Nullable
     Loss release(HeldGrant held) {
+        if (held.engine().boundsRelease()) {
+            try {
+                return held.engine().release(held.grant());
+            } catch (RuntimeException ex) {
+                throw failed(held, "the release failed: " + ex.getMessage(), ex, false);
+            }
+        }
         CompletableFuture<@Nullable Loss> firstAttempt = new CompletableFuture<>();
         start(held, firstAttempt);
         long deadline = System.nanoTime() + WAIT.toNanos();
@@ -68,9 +78,9 @@ final class Releaser implements AutoCloseable {
                 } catch (InterruptedException ex) {
                     interrupted = true; // the release runs elsewhere, so an interrupt cannot cut it short: wait on
                 } catch (ExecutionException ex) {
-                    throw failed(held, "the release failed: " + ex.getCause(), ex.getCause());
+                    throw failed(held, "the release failed: " + ex.getCause(), ex.getCause(), true);
                 } catch (TimeoutException ex) {
-                    throw failed(held, "the database did not answer within " + WAIT.toMillis() + " ms", null);
+                    throw failed(held, "the database did not answer within " + WAIT.toMillis() + " ms", null, true);
                 }
             }
         } finally {
@@ -144,7 +154,7 @@ final class Releaser implements AutoCloseable {
                 if (firstAttempt != null) {
                     firstAttempt.completeExceptionally(ex);
                 }
-                if (attempt == ATTEMPTS || closed) {
+                if (attempt == ATTEMPTS || closed || held.engine().boundsRelease()) {
                     log.warn(
                             "bizlock gave up releasing lock {} ({}) after {} attempt(s){}; it frees when its lease"
                                     + " or session ends",
@@ -177,15 +187,22 @@ final class Releaser implements AutoCloseable {
         }
     }
 
-    private static LockReleaseException failed(HeldGrant held, String why, @Nullable Throwable cause) {
+    /**
+     * @param retried whether the release goes on in the background; if not, the engine let go of what held the lock,
+     *     and {@code why} says when it frees
+     */
+    private static LockReleaseException failed(HeldGrant held, String why, @Nullable Throwable cause, boolean retried) {
         LockKey key = held.grant().key();
         return new LockReleaseException(
                 key.name(),
                 key.key(),
                 "Lock " + key.name() + "/" + key.key() + " (" + held.engine().mode() + ") could not be released: " + why
-                        + ". It was held until this unlock, and this thread no longer holds it; the release is retried"
-                        + " in the background, and the lock frees when it succeeds, at the latest when its lease ends"
-                        + " (LEASE) or the server drops its session (ROW, NAMED)",
+                        + ". It was held until this unlock, and this thread no longer holds it"
+                        + (retried
+                                ? "; the release is retried in the background, and the lock frees when it succeeds, at"
+                                        + " the latest when its lease ends (LEASE) or the server drops its session"
+                                        + " (ROW, NAMED)"
+                                : ""),
                 cause);
     }
 }

@@ -16,9 +16,9 @@
  *   <li>Each thread's turn with a held grant is a {@link Hold}, from its first acquisition to its last unlock, with a
  *       fencing token of its own ({@link FencingTokens}); the handles of a reentrant hold share it.
  *   <li>When a hold ends, {@link HandOff} decides whether the grant passes to the next thread waiting at the gate or is
- *       given back: released in the database by the {@link Releaser}, which waits for the database at most 2 s and
- *       retries a failed release in the background. {@link Holds} takes a thread from the gate to its hold and back
- *       out.
+ *       given back: released in the database by the {@link Releaser}, which waits for the database at most 2 s (on
+ *       the unlocking thread where the engine bounds the wait itself, else on a thread of its own) and retries a
+ *       failed LEASE release in the background. {@link Holds} takes a thread from the gate to its hold and back out.
  *   <li>A grant lost while held (its lease ended, or the database no longer holds it for this process) is reported by
  *       {@link LossReporter}, which tells the listeners on a thread of their own.
  * </ol>

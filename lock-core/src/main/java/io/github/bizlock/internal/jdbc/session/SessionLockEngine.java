@@ -16,6 +16,7 @@ import java.util.Map;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
 
 /**
  * What the ROW and NAMED engines share: a lock held on a {@link Session} borrowed from a {@link SessionPool} from
@@ -249,13 +250,27 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         }
     }
 
+    /** The session's read timeout bounds a release, so it runs on the unlocking thread without a hand-off. */
+    @Override
+    public final boolean boundsRelease() {
+        return true;
+    }
+
+    /**
+     * Releases the lock on its session, waiting for the server at most {@link #RELEASE_TIMEOUT}.
+     *
+     * @throws org.springframework.dao.QueryTimeoutException if the server did not answer in time; the session is
+     *     closed, and the server frees the lock when it drops the session
+     */
     @Override
     public final @Nullable Loss release(Grant grant) {
         Session session = session(grant);
         synchronized (session) {
             session.markDone();
             try {
+                session.readTimeout(RELEASE_TIMEOUT.toMillis());
                 if (unlock(session, grant)) {
+                    session.readTimeout(SessionPool.STATEMENT_TIMEOUT.toMillis());
                     sessions.giveBack(session);
                     return null;
                 }
@@ -263,6 +278,16 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
                 return SessionLosses.notHeld(session);
             } catch (SQLException ex) {
                 sessions.discard(session);
+                if (SessionLosses.timedOut(ex)) {
+                    // Held at the last heartbeat and cut off since: not lost while held, just not released yet.
+                    throw new QueryTimeoutException(
+                            "Releasing lock " + grant.key() + ": its database session"
+                                    + " (connection id " + session.connectionId() + ") did not answer within "
+                                    + RELEASE_TIMEOUT.toMillis()
+                                    + " ms; its connection is closed, and the server frees the"
+                                    + " lock when it drops the session",
+                            ex);
+                }
                 return SessionLosses.failed(session, ex);
             }
         }

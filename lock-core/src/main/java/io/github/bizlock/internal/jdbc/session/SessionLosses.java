@@ -36,7 +36,8 @@ final class SessionLosses {
         return new Loss(LossCause.SESSION_ENDED, connection + " ended (" + error + "); the server freed the lock");
     }
 
-    private static boolean timedOut(Throwable ex) {
+    /** Whether the failure is a read that timed out: the server may still be there, cut off from this process. */
+    static boolean timedOut(Throwable ex) {
         for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
             if (cause instanceof SQLTimeoutException || cause instanceof SocketTimeoutException) {
                 return true;

@@ -10,6 +10,7 @@ import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
+import io.github.bizlock.LockReleaseException;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -298,6 +299,37 @@ public abstract class AbstractSessionLockTest {
                             assertThat(((LockLostException) ex).event().cause()).isEqualTo(LossCause.UNREACHABLE));
             // Ceiling: a release on the frozen session would wait for its read timeout (10 s).
             assertThat(millisSince(unlocking)).isLessThan(1000);
+
+            network.close(); // the partition ends the connection: the server ends the session and frees the lock
+            try (LockHandle next =
+                    b.template().acquire(name, "1", LockOptions.defaults().waitTime(Duration.ofSeconds(10)))) {
+                assertThat(next.isHeld()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void unlockOfAHeldLockOnACutOffSessionAnswersWithinTheReleaseBound() throws Exception {
+        try (FreezingProxy network = new FreezingProxy(database.jdbcUrl());
+                SessionLocks cutOff = SessionLocks.open(
+                        mode(),
+                        LockFixture.dao(dataSource),
+                        new org.springframework.jdbc.datasource.DriverManagerDataSource(
+                                network.jdbcUrl(), database.username(), database.password()),
+                        2)) {
+            LockHandle held = cutOff.template().acquire(name, "1");
+            network.freeze(); // before any heartbeat could notice: the lock counts as held
+
+            long unlocking = System.nanoTime();
+            assertThatThrownBy(held::unlock)
+                    .isInstanceOf(LockReleaseException.class)
+                    .hasMessageContaining("did not answer within 2000 ms")
+                    .hasMessageContaining("the server frees the lock when it drops the session")
+                    .hasMessageNotContaining("retried in the background");
+            // Ceiling, not a measurement: the release waits 2 s for the server, never the session's 10 s read timeout.
+            assertThat(millisSince(unlocking)).isLessThan(5000);
+            assertThat(held.isHeld()).isFalse();
+            assertThat(cutOff.manager().heldCount()).isZero();
 
             network.close(); // the partition ends the connection: the server ends the session and frees the lock
             try (LockHandle next =
