@@ -49,7 +49,7 @@ wait_for() { # host port name
 }
 
 revision=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git status --porcelain -- lock-autoconfigure lock-test-support 2>/dev/null)" ]; then
+if [ -n "$(git status --porcelain -- . ":!lock-benchmarks/results" 2>/dev/null)" ]; then
     revision="$revision with uncommitted changes"
 fi
 export BENCH_REVISION="$revision"
