@@ -60,13 +60,15 @@ public final class BizLockSessionAutoConfiguration {
     @ConditionalOnMissingBean
     NamedLockEngine namedLockEngine(
             BizLockDao dao, LeaseLockEngine lease, SessionConnections connections, BizLockSessionProperties session) {
-        return new NamedLockEngine(dao, connections.dataSource(), session.getMaxConnections(), lease.owner());
+        return new NamedLockEngine(
+                dao, connections.dataSource(), session.getMaxConnections(), lease.owner(), session.getHeartbeat());
     }
 
     @Bean
     @ConditionalOnMissingBean
     RowLockEngine rowLockEngine(
             BizLockDao dao, LeaseLockEngine lease, SessionConnections connections, BizLockSessionProperties session) {
-        return new RowLockEngine(dao, connections.dataSource(), session.getMaxConnections(), lease.owner());
+        return new RowLockEngine(
+                dao, connections.dataSource(), session.getMaxConnections(), lease.owner(), session.getHeartbeat());
     }
 }

@@ -1,5 +1,6 @@
 package io.github.bizlock.autoconfigure;
 
+import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /** Settings of the connections that ROW and NAMED locks hold for as long as they are held. */
@@ -12,6 +13,12 @@ public class BizLockSessionProperties {
      */
     private int maxConnections = 10;
 
+    /**
+     * How often a held ROW or NAMED lock's session is checked (a third of the watchdog lease if that is shorter): the
+     * longest a holder goes on, unaware, after its session was killed or the server restarted.
+     */
+    private Duration heartbeat = Duration.ofSeconds(1);
+
     public int getMaxConnections() {
         return maxConnections;
     }
@@ -22,5 +29,16 @@ public class BizLockSessionProperties {
                     "bizlock.session.max-connections must be at least 1, was " + maxConnections);
         }
         this.maxConnections = maxConnections;
+    }
+
+    public Duration getHeartbeat() {
+        return heartbeat;
+    }
+
+    public void setHeartbeat(Duration heartbeat) {
+        if (heartbeat.isNegative() || heartbeat.isZero()) {
+            throw new IllegalArgumentException("bizlock.session.heartbeat must be positive, was " + heartbeat);
+        }
+        this.heartbeat = heartbeat;
     }
 }

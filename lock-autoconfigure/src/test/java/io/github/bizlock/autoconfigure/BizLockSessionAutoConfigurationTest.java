@@ -71,6 +71,28 @@ class BizLockSessionAutoConfigurationTest {
     }
 
     @Test
+    void heldSessionsAreCheckedAsOftenAsTheHeartbeatSays() {
+        Duration lease = Duration.ofSeconds(30);
+        runner.run(context -> assertThat(context.getBean(RowLockEngine.class).keepAliveInterval(lease))
+                .as("default")
+                .isEqualTo(Duration.ofSeconds(1)));
+        runner.withPropertyValues("bizlock.session.heartbeat=250ms").run(context -> {
+            assertThat(context.getBean(RowLockEngine.class).keepAliveInterval(lease))
+                    .isEqualTo(Duration.ofMillis(250));
+            assertThat(context.getBean(NamedLockEngine.class).keepAliveInterval(lease))
+                    .isEqualTo(Duration.ofMillis(250));
+            assertThat(context.getBean(NamedLockEngine.class).keepAliveInterval(Duration.ofMillis(600)))
+                    .as("a third of a shorter lease")
+                    .isEqualTo(Duration.ofMillis(200));
+        });
+        runner.withPropertyValues("bizlock.session.heartbeat=0s")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("bizlock.session.heartbeat must be positive, was PT0S"));
+    }
+
+    @Test
     void theAnnotationTakesNamedLocksWhenAskedTo() {
         runner.withUserConfiguration(NamedLockedService.Config.class).run(context -> {
             NamedLockedService service = context.getBean(NamedLockedService.class);

@@ -35,6 +35,7 @@ class ConfigurationMetadataTest {
             "bizlock.migration.enabled",
             "bizlock.mode",
             "bizlock.on-lost",
+            "bizlock.session.heartbeat",
             "bizlock.session.max-connections",
             "bizlock.table-name",
             "bizlock.wait-time",

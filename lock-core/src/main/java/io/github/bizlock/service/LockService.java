@@ -13,6 +13,7 @@ import io.github.bizlock.internal.jdbc.lease.Backoff;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
 import io.github.bizlock.internal.jdbc.named.NamedLockEngine;
 import io.github.bizlock.internal.jdbc.row.RowLockEngine;
+import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -86,6 +87,7 @@ public final class LockService implements AutoCloseable {
         private Backoff backoff = Backoff.DEFAULT;
         private @Nullable DataSource sessionDataSource;
         private int maxSessions = 10;
+        private Duration sessionHeartbeat = SessionLockEngine.DEFAULT_HEARTBEAT;
         private boolean housekeeping = true;
         private Duration housekeepingInterval = Duration.ofMinutes(10);
         private Duration housekeepingRetention = Duration.ofHours(1);
@@ -175,6 +177,18 @@ public final class LockService implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How often a held ROW or NAMED lock's session is checked (default 1 s; a third of the watchdog's lease if that
+         * is shorter): the longest a holder goes on after its session was killed or the server restarted.
+         */
+        public Builder sessionHeartbeat(Duration sessionHeartbeat) {
+            if (sessionHeartbeat.isNegative() || sessionHeartbeat.isZero()) {
+                throw new IllegalArgumentException("sessionHeartbeat must be positive, was " + sessionHeartbeat);
+            }
+            this.sessionHeartbeat = sessionHeartbeat;
+            return this;
+        }
+
         /** Whether to delete rows of locks free or expired for longer than the retention (default true). */
         public Builder housekeeping(boolean housekeeping) {
             this.housekeeping = housekeeping;
@@ -226,8 +240,8 @@ public final class LockService implements AutoCloseable {
                     .localHandoffs(localHandoffs)
                     .engine(new LeaseLockEngine(dao, owner, backoff));
             if (sessionDataSource != null) {
-                locks.engine(new RowLockEngine(dao, sessionDataSource, maxSessions, owner))
-                        .engine(new NamedLockEngine(dao, sessionDataSource, maxSessions, owner));
+                locks.engine(new RowLockEngine(dao, sessionDataSource, maxSessions, owner, sessionHeartbeat))
+                        .engine(new NamedLockEngine(dao, sessionDataSource, maxSessions, owner, sessionHeartbeat));
             }
             LockManager manager = locks.build();
             try {

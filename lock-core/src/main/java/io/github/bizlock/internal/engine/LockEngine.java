@@ -43,6 +43,14 @@ public interface LockEngine {
     }
 
     /**
+     * How often the watchdog keeps a grant of this lease alive: a third of it, so two renewals may fail before it ends.
+     * An engine may check more often, so its holders learn of a loss sooner.
+     */
+    default Duration keepAliveInterval(Duration lease) {
+        return lease.dividedBy(3);
+    }
+
+    /**
      * Takes the lock, waiting until {@code deadlineNanos} ({@link System#nanoTime()}) while it is held elsewhere.
      *
      * @param lease how long the lock lasts unless it is kept alive

@@ -25,6 +25,7 @@ final class HeldGrant {
     private final LockEngine engine;
     private final boolean renewedByWatchdog;
     private final long leaseNanos;
+    private final long renewalIntervalNanos;
     private final long marginNanos;
     private volatile long expiresAtNanos;
     private volatile long nextRenewalNanos;
@@ -52,6 +53,7 @@ final class HeldGrant {
             reserved(grant.fencingToken(), grant.tokens());
         }
         this.leaseNanos = grant.lease().toNanos();
+        this.renewalIntervalNanos = engine.keepAliveInterval(grant.lease()).toNanos();
         this.marginNanos = Math.min(leaseNanos / 10, MAX_SAFETY_MARGIN.toNanos());
         renewed(grant.sentNanos());
     }
@@ -130,11 +132,11 @@ final class HeldGrant {
     }
 
     /**
-     * Whether the watchdog is late with this grant: its last successful renewal is more than one and a half renewal
-     * intervals (half the lease) ago, so renewals have been failing.
+     * Whether the watchdog is late with this grant: its last successful renewal is more than half the lease ago, so
+     * renewals have been failing.
      */
     boolean renewalOverdue(long nowNanos) {
-        return nowNanos - lastRenewedNanos > renewalIntervalNanos() * 3 / 2;
+        return nowNanos - lastRenewedNanos > leaseNanos / 2;
     }
 
     /** Interrupts the thread of {@code lost}, unless that hold has ended (released or handed over: it moved on). */
@@ -163,9 +165,9 @@ final class HeldGrant {
                 : new Loss(LossCause.LEASE_EXPIRED, "its lease ended before the watchdog could renew it" + why);
     }
 
-    /** Interval between renewals: a third of the lease, so two renewals may fail before it ends. */
+    /** Interval between renewals, as the engine asks: at most a third of the lease. */
     long renewalIntervalNanos() {
-        return leaseNanos / 3;
+        return renewalIntervalNanos;
     }
 
     long nextRenewalNanos() {

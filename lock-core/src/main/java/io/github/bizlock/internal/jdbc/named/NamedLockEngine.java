@@ -14,6 +14,7 @@ import java.security.NoSuchAlgorithmException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.HexFormat;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -45,10 +46,24 @@ public final class NamedLockEngine extends SessionLockEngine {
      * @param sessionDataSource a dedicated data source for held connections, not the application's pool
      * @param maxSessions how many NAMED locks this process may hold at once
      * @param owner this process's instance id
+     * @param heartbeat how often a held session is checked, at most
      */
-    public NamedLockEngine(BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner) {
-        super(dao, sessionDataSource, maxSessions, owner, connection -> connection.setAutoCommit(true), "GET_LOCK");
+    public NamedLockEngine(
+            BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner, Duration heartbeat) {
+        super(
+                dao,
+                sessionDataSource,
+                maxSessions,
+                owner,
+                heartbeat,
+                connection -> connection.setAutoCommit(true),
+                "GET_LOCK");
         this.table = dao.table();
+    }
+
+    /** With the {@linkplain #DEFAULT_HEARTBEAT default heartbeat}. */
+    public NamedLockEngine(BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner) {
+        this(dao, sessionDataSource, maxSessions, owner, DEFAULT_HEARTBEAT);
     }
 
     @Override

@@ -15,6 +15,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -49,10 +50,17 @@ public final class RowLockEngine extends SessionLockEngine {
      * @param sessionDataSource a dedicated data source for held connections, not the application's pool
      * @param maxSessions how many ROW locks this process may hold at once
      * @param owner this process's instance id
+     * @param heartbeat how often a held session is checked, at most
      */
-    public RowLockEngine(BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner) {
-        super(dao, sessionDataSource, maxSessions, owner, RowLockEngine::prepare, "SELECT ... FOR UPDATE");
+    public RowLockEngine(
+            BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner, Duration heartbeat) {
+        super(dao, sessionDataSource, maxSessions, owner, heartbeat, RowLockEngine::prepare, "SELECT ... FOR UPDATE");
         this.sql = RowSql.of(dao.dialect());
+    }
+
+    /** With the {@linkplain #DEFAULT_HEARTBEAT default heartbeat}. */
+    public RowLockEngine(BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner) {
+        this(dao, sessionDataSource, maxSessions, owner, DEFAULT_HEARTBEAT);
     }
 
     private static void prepare(Connection connection) throws SQLException {

@@ -29,6 +29,7 @@ public final class Session {
     private final long connectionId;
     private final Map<String, PreparedStatement> statements = new LinkedHashMap<>(16, 0.75f, true);
     private long lockWaitSeconds = -1;
+    private long silentSeconds = -1;
     private boolean done;
     private @Nullable Object holder;
     long idleSinceNanos;
@@ -73,6 +74,15 @@ public final class Session {
 
     public void lockWaitSeconds(long seconds) {
         this.lockWaitSeconds = seconds;
+    }
+
+    /** The session's {@code wait_timeout} as last set through it, or -1 if never set. */
+    long silentSeconds() {
+        return silentSeconds;
+    }
+
+    void silentSeconds(long seconds) {
+        this.silentSeconds = seconds;
     }
 
     /**

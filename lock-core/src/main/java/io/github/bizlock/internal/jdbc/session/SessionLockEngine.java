@@ -9,6 +9,7 @@ import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.LockJdbc;
 import io.github.bizlock.internal.jdbc.TokenIssuer;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -29,6 +30,9 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
 
     /** The setting named when sessions run out. */
     private static final String MAX_SESSIONS_PROPERTY = "bizlock.session.max-connections";
+
+    /** How often a held session is checked unless its lease asks for more often: a killed session is noticed by then. */
+    public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(1);
 
     /** What one attempt at the lock came to. */
     protected enum Outcome {
@@ -55,12 +59,15 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
     private final SessionPool sessions;
     private final SessionCanceller canceller;
     private final String lockStatement;
+    private final Duration heartbeat;
 
     /**
      * @param dao the lock tables' DAO
      * @param sessionDataSource a dedicated data source for held connections, not the application's pool
      * @param maxSessions how many locks of this mode this process may hold at once
      * @param owner this process's instance id
+     * @param heartbeat how often a held session is checked, at most (a third of the watchdog's lease if that is
+     *     shorter)
      * @param setup prepares each new session connection
      * @param lockStatement the statement that takes the lock, named in errors
      */
@@ -69,8 +76,13 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
             DataSource sessionDataSource,
             int maxSessions,
             String owner,
+            Duration heartbeat,
             Session.Setup setup,
             String lockStatement) {
+        if (heartbeat.isNegative() || heartbeat.isZero()) {
+            throw new IllegalArgumentException("bizlock.session.heartbeat must be positive, was " + heartbeat);
+        }
+        this.heartbeat = heartbeat;
         this.tokenIssuer = dao.tokens();
         this.owner = owner;
         this.lockStatement = lockStatement;
@@ -82,6 +94,16 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
     @Override
     public @Nullable Duration fixedLease(@Nullable Duration requested) {
         return null;
+    }
+
+    /**
+     * A held session is checked every {@code heartbeat} (or every third of the lease, if shorter): how long its holder
+     * may go on after the session was killed or the server restarted does not grow with the lease.
+     */
+    @Override
+    public final Duration keepAliveInterval(Duration lease) {
+        Duration third = lease.dividedBy(3);
+        return third.compareTo(heartbeat) < 0 ? third : heartbeat;
     }
 
     /** Sessions held by locks (or by acquisitions under way) now, for metrics and tests. */
@@ -132,6 +154,7 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         Session session = borrow(key);
         boolean keep = false;
         try {
+            endWhenSilent(session, lease);
             while (true) {
                 if (Thread.interrupted()) {
                     throw new InterruptedException("Interrupted while waiting for lock " + key);
@@ -174,6 +197,22 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
             if (!keep) {
                 sessions.giveBack(session);
             }
+        }
+    }
+
+    /**
+     * Has the server end the session once it has heard nothing from it for two leases ({@code wait_timeout}): a session
+     * cut off by a half-open network would otherwise keep its lock for the server's default of 8 hours. Its holder has
+     * stopped counting on the lock a lease after its last heartbeat, so it knows of the loss before the server frees
+     * the lock. Set once per session, as every lock of an engine has the same lease.
+     */
+    private static void endWhenSilent(Session session, Duration lease) throws SQLException {
+        long seconds = SessionSupport.silentSessionSeconds(lease);
+        if (session.silentSeconds() != seconds) {
+            try (Statement statement = session.connection().createStatement()) {
+                statement.execute(SessionSql.endWhenSilentFor(seconds));
+            }
+            session.silentSeconds(seconds);
         }
     }
 

@@ -8,6 +8,11 @@ public final class SessionSql {
 
     private SessionSql() {}
 
+    /** Has the server close this session once it has been silent for that many seconds; frees its locks. */
+    static String endWhenSilentFor(long seconds) {
+        return "SET SESSION wait_timeout = " + seconds;
+    }
+
     /** Ends the statement running on another session; the connection id is a number put into the text. */
     static String killQuery(long connectionId) {
         return "KILL QUERY " + connectionId;

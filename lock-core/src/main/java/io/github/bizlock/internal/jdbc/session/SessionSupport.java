@@ -1,5 +1,6 @@
 package io.github.bizlock.internal.jdbc.session;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /** What the ROW and NAMED engines share: wait arithmetic and an error code. */
@@ -20,6 +21,11 @@ public final class SessionSupport {
             seconds++;
         }
         return Math.max(1, Math.min(seconds, MAX_SERVER_WAIT_SECONDS));
+    }
+
+    /** Two leases in whole seconds, at least 2: how long the server keeps a silent session (and its locks). */
+    static long silentSessionSeconds(Duration lease) {
+        return Math.max(2, ceilSeconds(lease.multipliedBy(2).toNanos()));
     }
 
     /** The read timeout for a wait of {@code remainingNanos}: the wait plus the usual statement timeout. */

@@ -340,6 +340,66 @@ public abstract class AbstractSessionLockTest {
     }
 
     @Test
+    void killedSessionIsNoticedWithinTheHeartbeatWhateverTheLease() throws Exception {
+        try (SessionLocks longLease = SessionLocks.open(
+                mode(),
+                LockFixture.dao(dataSource),
+                new org.springframework.jdbc.datasource.DriverManagerDataSource(
+                        database.jdbcUrl(), database.username(), database.password()),
+                2,
+                Duration.ofSeconds(30))) {
+            List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
+            longLease.manager().addListener(lost::add);
+            LockHandle held = longLease.template().acquire(name, "1");
+            long killedAt = System.nanoTime();
+            SessionLocks.kill(dataSource, holderConnectionId(name, "1"));
+
+            // Ceiling, not a measurement: the heartbeat is 1 s; before, a 30 s lease's session was checked every 10 s.
+            awaitTrue(() -> !lost.isEmpty(), 3000);
+            System.out.printf(
+                    "%s %s: KILL noticed after %d ms with a 30 s lease%n", server(), mode(), millisSince(killedAt));
+            assertThat(lost)
+                    .singleElement()
+                    .satisfies(event -> assertThat(event.cause()).isEqualTo(LossCause.SESSION_ENDED));
+            assertThat(held.isHeld()).isFalse();
+            assertThatThrownBy(held::unlock).isInstanceOf(LockLostException.class);
+        }
+    }
+
+    @Test
+    void serverEndsACutOffSessionWithinTwoLeasesAfterItsHolderWasTold() throws Exception {
+        try (FreezingProxy network = new FreezingProxy(database.jdbcUrl());
+                SessionLocks cutOff = SessionLocks.open(
+                        mode(),
+                        LockFixture.dao(dataSource),
+                        new org.springframework.jdbc.datasource.DriverManagerDataSource(
+                                network.jdbcUrl(), database.username(), database.password()),
+                        2)) {
+            AtomicReference<Long> toldAt = new AtomicReference<>();
+            cutOff.manager().addListener(event -> toldAt.compareAndSet(null, System.nanoTime()));
+            cutOff.template().acquire(name, "1");
+            network.freeze(); // the session stays open on the server, silent: only wait_timeout can end it
+            long frozeAt = System.nanoTime();
+
+            try (LockHandle next =
+                    b.template().acquire(name, "1", LockOptions.defaults().waitTime(Duration.ofSeconds(20)))) {
+                long freedAt = System.nanoTime();
+                System.out.printf(
+                        "%s %s: cut-off session's lock free after %d ms (lease %d ms)%n",
+                        server(), mode(), millisSince(frozeAt), SessionLocks.HEARTBEAT_LEASE.toMillis());
+                assertThat(next.isHeld()).isTrue();
+                assertThat(toldAt.get()).as("the holder was told of the loss").isNotNull();
+                assertThat(freedAt - toldAt.get())
+                        .as("the holder was told before the server freed the lock")
+                        .isPositive();
+                // Ceiling: wait_timeout is two leases, at least 2 s; before, the session kept the lock for the
+                // server's default wait_timeout of 8 hours, and this acquisition failed after its 20 s wait.
+                assertThat(TimeUnit.NANOSECONDS.toMillis(freedAt - frozeAt)).isLessThan(10_000);
+            }
+        }
+    }
+
+    @Test
     void runningOutOfSessionsFailsWithAClearError() {
         try (SessionLocks small = SessionLocks.open(
                         mode(),

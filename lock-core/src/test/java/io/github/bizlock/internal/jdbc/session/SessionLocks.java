@@ -41,12 +41,18 @@ public final class SessionLocks implements AutoCloseable {
     }
 
     public static SessionLocks open(LockMode mode, BizLockDao dao, DataSource sessions, int maxSessions) {
+        return open(mode, dao, sessions, maxSessions, HEARTBEAT_LEASE);
+    }
+
+    /** With the given watchdog lease instead of the tests' short {@link #HEARTBEAT_LEASE}. */
+    public static SessionLocks open(
+            LockMode mode, BizLockDao dao, DataSource sessions, int maxSessions, Duration watchdogLease) {
         String owner = InstanceId.generate();
         LockEngine engine = engine(mode, dao, sessions, maxSessions, owner);
         LockManager manager = LockManager.builder(owner)
                 .engine(engine)
                 .modeBindings(dao.modes())
-                .watchdogLease(HEARTBEAT_LEASE)
+                .watchdogLease(watchdogLease)
                 .build();
         return new SessionLocks(manager, engine, mode);
     }
