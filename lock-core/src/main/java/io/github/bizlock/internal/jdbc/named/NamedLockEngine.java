@@ -93,7 +93,13 @@ public final class NamedLockEngine extends SessionLockEngine {
         if (seconds == 0) {
             return result(session, statement, null);
         }
-        return watched(session, deadlineNanos, remainingNanos, watch -> result(session, statement, watch));
+        Outcome outcome = watched(session, deadlineNanos, remainingNanos, watch -> result(session, statement, watch));
+        if (outcome == Outcome.DEADLINE || outcome == Outcome.INTERRUPTED) {
+            // The kill may have ended GET_LOCK just after it was granted: the session must not go back to the pool,
+            // or wait again, holding the lock. Harmless if it does not hold it.
+            isOne(session, NamedSql.RELEASE_LOCK, key);
+        }
+        return outcome;
     }
 
     private static Outcome result(Session session, PreparedStatement statement, SessionCanceller.@Nullable Watch watch)

@@ -24,6 +24,13 @@ public final class SessionCanceller {
     private static final int ER_NO_SUCH_THREAD = 1094;
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
+    /**
+     * How long a killed statement may go on before it is killed again. A {@code KILL QUERY} that reaches the server
+     * before the statement it is meant for finds the session idle and is dropped; the statement would then wait its
+     * whole server-side timeout (a year, for a wait without a deadline).
+     */
+    private static final long KILL_AGAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
     /** Empty polls after which the canceller parks until a watch wakes it: about a second of quiet. */
     private static final int IDLE_POLLS = 50;
 
@@ -74,6 +81,7 @@ public final class SessionCanceller {
         private final long deadlineNanos;
         private final Thread thread;
         private @Nullable Ending ending;
+        private long killedAtNanos;
         private boolean finished;
 
         private Watch(Session session, long deadlineNanos, Thread thread) {
@@ -101,13 +109,17 @@ public final class SessionCanceller {
             return now - deadlineNanos >= 0 ? Ending.DEADLINE : null;
         }
 
-        private synchronized void kill(Ending why) {
-            if (finished || ending != null) {
+        /** Kills the statement, and again while it runs on: the first kill may have come before it. */
+        private synchronized void kill(Ending why, long now) {
+            if (finished || (ending != null && now - killedAtNanos < KILL_AGAIN_NANOS)) {
                 return;
             }
             try {
                 killQuery(session.connectionId());
-                ending = why;
+                if (ending == null) {
+                    ending = why;
+                }
+                killedAtNanos = System.nanoTime();
             } catch (SQLException ex) {
                 log.warn("bizlock could not end a lock wait with KILL QUERY {}; trying again", session, ex);
             }
@@ -122,7 +134,7 @@ public final class SessionCanceller {
             for (Watch watch : watches) {
                 Ending why = watch.due(now);
                 if (why != null) {
-                    watch.kill(why);
+                    watch.kill(why, now);
                     sleep = Math.min(sleep, POLL_NANOS);
                 } else {
                     sleep = Math.min(sleep, Math.min(POLL_NANOS, watch.deadlineNanos - now));

@@ -400,6 +400,45 @@ public abstract class AbstractSessionLockTest {
     }
 
     @Test
+    void interruptsJustAfterAWaitStartsEndItPromptly() throws Exception {
+        try (LockHandle held = b.template().acquire(name, "1")) {
+            java.util.concurrent.locks.Lock waitingForever = a.template().asLock(name, "1");
+            for (int i = 0; i < 500; i++) {
+                java.util.concurrent.CountDownLatch starting = new java.util.concurrent.CountDownLatch(1);
+                AtomicReference<Throwable> ended = new AtomicReference<>();
+                Thread waiter = new Thread(() -> {
+                    starting.countDown();
+                    try {
+                        waitingForever.lockInterruptibly();
+                        waitingForever.unlock();
+                        ended.set(new AssertionError("took a lock held elsewhere"));
+                    } catch (Throwable ex) {
+                        ended.set(ex);
+                    }
+                });
+                waiter.start();
+                starting.await();
+                // Interrupts that land before, as and just after the wait's statement reaches the server.
+                long interruptAt = System.nanoTime()
+                        + java.util.concurrent.ThreadLocalRandom.current().nextLong(TimeUnit.MICROSECONDS.toNanos(500));
+                while (System.nanoTime() - interruptAt < 0) {
+                    Thread.onSpinWait();
+                }
+                waiter.interrupt();
+                // Ceiling, not a measurement: a kill that came before its statement was dropped, and the wait ran
+                // on for its whole server-side timeout (a year, without a deadline).
+                waiter.join(1000);
+                assertThat(waiter.isAlive())
+                        .as("wait %d ended within 1 s of its interrupt", i)
+                        .isFalse();
+                assertThat(ended.get()).isInstanceOf(InterruptedException.class);
+            }
+            assertThat(held.isHeld()).isTrue();
+        }
+        awaitTrue(() -> a.heldSessions() == 0, 5000);
+    }
+
+    @Test
     void runningOutOfSessionsFailsWithAClearError() {
         try (SessionLocks small = SessionLocks.open(
                         mode(),

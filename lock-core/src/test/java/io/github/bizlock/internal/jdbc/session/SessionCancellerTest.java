@@ -1,0 +1,58 @@
+package io.github.bizlock.internal.jdbc.session;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.bizlock.Await;
+import io.github.bizlock.test.TestDatabase;
+import io.github.bizlock.test.TestDatabaseExtension;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+/** R5, deadlines hold: the {@code KILL QUERY} watcher ends a watched statement whenever its kill arrives. */
+@ExtendWith(TestDatabaseExtension.class)
+class SessionCancellerTest {
+
+    @Test
+    void aKillThatReachedTheSessionBeforeItsStatementIsSentAgain(TestDatabase database) throws Exception {
+        DataSource plain = new DriverManagerDataSource(database.jdbcUrl(), database.username(), database.password());
+        SessionCanceller canceller = new SessionCanceller(plain);
+        try (Connection connection = plain.getConnection();
+                Statement statement = connection.createStatement()) {
+            long connectionId;
+            try (ResultSet row = statement.executeQuery(SessionSql.CONNECTION_ID)) {
+                row.next();
+                connectionId = row.getLong(1);
+            }
+            SessionCanceller.Watch watch = canceller.watch(new Session(connection, connectionId), System.nanoTime());
+            // The deadline has passed: the kill goes out while the session is idle, and the server drops it.
+            Await.until("the first kill was sent", Duration.ofSeconds(5), () -> watch.ending() != null);
+
+            long started = System.nanoTime();
+            try {
+                statement.execute("SELECT SLEEP(5)"); // a killed SLEEP returns 1 at once; it may also fail with 1317
+            } catch (SQLException ex) {
+                assertThat(ex.getErrorCode()).isEqualTo(SessionSupport.ER_QUERY_INTERRUPTED);
+            } finally {
+                watch.close();
+            }
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            System.out.printf(
+                    "%s: statement after a dropped kill ended after %d ms%n",
+                    database.server().product(), millis);
+            // Ceiling, not a measurement: the watch kills again 100 ms after a kill that did not end the statement;
+            // before, the statement ran its whole 5 s (for a lock wait without a deadline, a year).
+            assertThat(millis).isLessThan(2000);
+            assertThat(watch.ending()).isEqualTo(SessionCanceller.Ending.DEADLINE);
+        } finally {
+            canceller.close();
+        }
+    }
+}
