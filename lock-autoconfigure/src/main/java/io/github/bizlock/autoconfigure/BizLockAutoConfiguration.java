@@ -9,7 +9,6 @@ import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
-import io.github.bizlock.internal.jdbc.lease.Backoff;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
@@ -106,8 +105,7 @@ public final class BizLockAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     LeaseLockEngine leaseLockEngine(BizLockDao dao) {
-        BizLockBackoffProperties backoff = properties.getBackoff();
-        return new LeaseLockEngine(dao, instanceId, new Backoff(backoff.getInitial(), backoff.getMax()));
+        return new LeaseLockEngine(dao, instanceId, properties.getBackoff().toBackoff());
     }
 
     @Bean
@@ -156,11 +154,12 @@ public final class BizLockAutoConfiguration {
             try {
                 return beanFactory.getBean(name, DataSource.class);
             } catch (NoSuchBeanDefinitionException ex) {
-                throw new IllegalStateException(
-                        "bizlock.datasource names the bean '" + name
-                                + "', but there is no DataSource bean of that name; DataSource beans: "
-                                + String.join(", ", beanFactory.getBeanNamesForType(DataSource.class)),
-                        ex);
+                throw new BizLockPropertyException(
+                        "bizlock.datasource",
+                        "'" + name + "'",
+                        "there is no DataSource bean named '" + name + "'",
+                        "Set bizlock.datasource to the name of one of the DataSource beans: "
+                                + String.join(", ", beanFactory.getBeanNamesForType(DataSource.class)));
             }
         }
         DataSource marked = qualified.getIfAvailable();
@@ -169,9 +168,14 @@ public final class BizLockAutoConfiguration {
         }
         DataSource unique = dataSources.getIfUnique();
         if (unique == null) {
-            throw new IllegalStateException("bizlock needs one DataSource for its lock table, but there are several and"
-                    + " none is primary: " + String.join(", ", beanFactory.getBeanNamesForType(DataSource.class))
-                    + ". Set bizlock.datasource to one of these bean names, or mark one @BizLockDataSource");
+            String beans = String.join(", ", beanFactory.getBeanNamesForType(DataSource.class));
+            throw new BizLockPropertyException(
+                    "bizlock.datasource",
+                    "(unset)",
+                    "bizlock needs one DataSource for its lock table, and there are several, none of them primary: "
+                            + beans,
+                    "Set bizlock.datasource to the name of the DataSource bean that holds the lock table (one of "
+                            + beans + "), or mark that bean @BizLockDataSource");
         }
         return unique;
     }
