@@ -3,6 +3,7 @@ package io.github.bizlock.autoconfigure;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.LockSchema;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
+import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
@@ -10,6 +11,7 @@ import org.flywaydb.core.api.output.MigrateResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.InitializingBean;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Makes sure the lock table exists before any lock bean is used: applies bizlock's Flyway migrations with a history
@@ -45,6 +47,10 @@ public class BizLockSchemaInitializer implements InitializingBean {
         if (migrate) {
             migrate();
         }
+        List<String> missing = dao.schema().missingTables();
+        if (!missing.isEmpty()) {
+            throw new LockTablesMissingException(missing, schema(), dao.table(), migrate);
+        }
         dao.schema().verify();
     }
 
@@ -68,5 +74,10 @@ public class BizLockSchemaInitializer implements InitializingBean {
                     result.targetSchemaVersion,
                     result.migrationsExecuted);
         }
+    }
+
+    /** The database (schema) the lock DataSource connects to. */
+    private String schema() {
+        return String.valueOf(new JdbcTemplate(dataSource).queryForObject("SELECT DATABASE()", String.class));
     }
 }
