@@ -8,6 +8,7 @@ import io.github.bizlock.aop.RollbackOnLockLost;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
@@ -40,6 +41,7 @@ import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -84,8 +86,14 @@ public final class BizLockAutoConfiguration {
         String table = properties.getTableName();
         // A transaction manager of bizlock's own: lock writes run in REQUIRES_NEW transactions on the lock
         // DataSource, whatever transaction manager (JPA, JTA, several) the application uses.
-        return new BizLockDao(
-                dataSource, new DataSourceTransactionManager(dataSource), Dialects.detect(dataSource, table), table);
+        Dialect dialect;
+        try {
+            dialect = Dialects.detect(dataSource, table);
+        } catch (DataAccessResourceFailureException ex) {
+            // The first connection bizlock makes: a database that does not answer is reported here, at start-up.
+            throw LockDatabaseUnreachableException.of(dataSource, ex);
+        }
+        return new BizLockDao(dataSource, new DataSourceTransactionManager(dataSource), dialect, table);
     }
 
     @Bean
