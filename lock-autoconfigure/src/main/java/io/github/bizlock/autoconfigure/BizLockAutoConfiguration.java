@@ -8,8 +8,8 @@ import io.github.bizlock.aop.RollbackOnLockLost;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
-import io.github.bizlock.internal.jdbc.lease.Backoff;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
@@ -41,6 +41,7 @@ import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -85,8 +86,14 @@ public final class BizLockAutoConfiguration {
         String table = properties.getTableName();
         // A transaction manager of bizlock's own: lock writes run in REQUIRES_NEW transactions on the lock
         // DataSource, whatever transaction manager (JPA, JTA, several) the application uses.
-        return new BizLockDao(
-                dataSource, new DataSourceTransactionManager(dataSource), Dialects.detect(dataSource, table), table);
+        Dialect dialect;
+        try {
+            dialect = Dialects.detect(dataSource, table);
+        } catch (DataAccessResourceFailureException ex) {
+            // The first connection bizlock makes: a database that does not answer is reported here, at start-up.
+            throw LockDatabaseUnreachableException.of(dataSource, ex);
+        }
+        return new BizLockDao(dataSource, new DataSourceTransactionManager(dataSource), dialect, table);
     }
 
     @Bean
@@ -106,8 +113,7 @@ public final class BizLockAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     LeaseLockEngine leaseLockEngine(BizLockDao dao) {
-        BizLockBackoffProperties backoff = properties.getBackoff();
-        return new LeaseLockEngine(dao, instanceId, new Backoff(backoff.getInitial(), backoff.getMax()));
+        return new LeaseLockEngine(dao, instanceId, properties.getBackoff().toBackoff());
     }
 
     @Bean
@@ -156,11 +162,12 @@ public final class BizLockAutoConfiguration {
             try {
                 return beanFactory.getBean(name, DataSource.class);
             } catch (NoSuchBeanDefinitionException ex) {
-                throw new IllegalStateException(
-                        "bizlock.datasource names the bean '" + name
-                                + "', but there is no DataSource bean of that name; DataSource beans: "
-                                + String.join(", ", beanFactory.getBeanNamesForType(DataSource.class)),
-                        ex);
+                throw new BizLockPropertyException(
+                        "bizlock.datasource",
+                        "'" + name + "'",
+                        "there is no DataSource bean named '" + name + "'",
+                        "Set bizlock.datasource to the name of one of the DataSource beans: "
+                                + String.join(", ", beanFactory.getBeanNamesForType(DataSource.class)));
             }
         }
         DataSource marked = qualified.getIfAvailable();
@@ -169,9 +176,14 @@ public final class BizLockAutoConfiguration {
         }
         DataSource unique = dataSources.getIfUnique();
         if (unique == null) {
-            throw new IllegalStateException("bizlock needs one DataSource for its lock table, but there are several and"
-                    + " none is primary: " + String.join(", ", beanFactory.getBeanNamesForType(DataSource.class))
-                    + ". Set bizlock.datasource to one of these bean names, or mark one @BizLockDataSource");
+            String beans = String.join(", ", beanFactory.getBeanNamesForType(DataSource.class));
+            throw new BizLockPropertyException(
+                    "bizlock.datasource",
+                    "(unset)",
+                    "bizlock needs one DataSource for its lock table, and there are several, none of them primary: "
+                            + beans,
+                    "Set bizlock.datasource to the name of the DataSource bean that holds the lock table (one of "
+                            + beans + "), or mark that bean @BizLockDataSource");
         }
         return unique;
     }

@@ -1,22 +1,27 @@
 package io.github.bizlock.autoconfigure;
 
+import io.github.bizlock.internal.jdbc.lease.Backoff;
 import java.time.Duration;
 
 /** Pauses between attempts on a LEASE lock held elsewhere. */
 public class BizLockBackoffProperties {
 
     /** First pause between attempts on a lock held elsewhere; pauses double up to the maximum. */
-    private Duration initial = Duration.ofMillis(5);
+    private Duration initial = Backoff.DEFAULT.initial();
 
     /** Longest pause between attempts on a lock held elsewhere. */
-    private Duration max = Duration.ofMillis(100);
+    private Duration max = Backoff.DEFAULT.max();
 
     public Duration getInitial() {
         return initial;
     }
 
     public void setInitial(Duration initial) {
-        this.initial = initial;
+        this.initial = PropertyChecks.positive(
+                "bizlock.backoff.initial",
+                initial,
+                "Set bizlock.backoff.initial to a positive duration no longer than bizlock.backoff.max, such as "
+                        + PropertyChecks.text(Backoff.DEFAULT.initial()) + ", or remove it");
     }
 
     public Duration getMax() {
@@ -24,6 +29,27 @@ public class BizLockBackoffProperties {
     }
 
     public void setMax(Duration max) {
-        this.max = max;
+        this.max = PropertyChecks.positive(
+                "bizlock.backoff.max",
+                max,
+                "Set bizlock.backoff.max to a positive duration no shorter than bizlock.backoff.initial, such as "
+                        + PropertyChecks.text(Backoff.DEFAULT.max()) + ", or remove it");
+    }
+
+    /**
+     * The backoff of these bounds, checked together here, since each setter sees only its own.
+     *
+     * @throws BizLockPropertyException if the maximum is shorter than the first pause
+     */
+    Backoff toBackoff() {
+        if (max.compareTo(initial) < 0) {
+            throw new BizLockPropertyException(
+                    "bizlock.backoff.max",
+                    PropertyChecks.text(max),
+                    "it is shorter than bizlock.backoff.initial (" + PropertyChecks.text(initial) + ")",
+                    "Set bizlock.backoff.max to at least bizlock.backoff.initial (" + PropertyChecks.text(initial)
+                            + "), or bizlock.backoff.initial to at most " + PropertyChecks.text(max));
+        }
+        return new Backoff(initial, max);
     }
 }

@@ -13,10 +13,12 @@ public class BizLockEndpointProperties {
     }
 
     public void setMaxLocks(int maxLocks) {
-        if (maxLocks < 1) {
-            throw new IllegalArgumentException("bizlock.endpoint.max-locks must be at least 1, was " + maxLocks);
-        }
-        this.maxLocks = maxLocks;
+        this.maxLocks = PropertyChecks.atLeast(
+                "bizlock.endpoint.max-locks",
+                maxLocks,
+                1,
+                "it must be at least 1",
+                "Set bizlock.endpoint.max-locks to 1 or more, such as 200, or remove it");
     }
 
     public ForceRelease getForceRelease() {

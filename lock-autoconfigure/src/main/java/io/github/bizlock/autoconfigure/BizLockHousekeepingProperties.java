@@ -30,7 +30,11 @@ public class BizLockHousekeepingProperties {
     }
 
     public void setInterval(Duration interval) {
-        this.interval = interval;
+        this.interval = PropertyChecks.positive(
+                "bizlock.housekeeping.interval",
+                interval,
+                "Set bizlock.housekeeping.interval to a positive duration such as 10m, or set"
+                        + " bizlock.housekeeping.enabled=false to turn housekeeping off");
     }
 
     public Duration getRetention() {
@@ -38,7 +42,10 @@ public class BizLockHousekeepingProperties {
     }
 
     public void setRetention(Duration retention) {
-        this.retention = BizLockProperties.notNegative(retention, "bizlock.housekeeping.retention");
+        this.retention = PropertyChecks.notNegative(
+                "bizlock.housekeeping.retention",
+                retention,
+                "Set bizlock.housekeeping.retention to 0 or a positive duration such as 1h, or remove it");
     }
 
     public int getBatchSize() {
@@ -46,6 +53,11 @@ public class BizLockHousekeepingProperties {
     }
 
     public void setBatchSize(int batchSize) {
-        this.batchSize = batchSize;
+        this.batchSize = PropertyChecks.atLeast(
+                "bizlock.housekeeping.batch-size",
+                batchSize,
+                1,
+                "it must be at least 1",
+                "Set bizlock.housekeeping.batch-size to 1 or more, such as 500, or remove it");
     }
 }

@@ -5,6 +5,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.aop.DistributedLockAdvisor;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.internal.lock.InstanceId;
+import io.github.bizlock.internal.lock.LockManager;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -50,7 +51,7 @@ public class BizLockProperties {
     /** Owner id written into lock rows, unique per process; unset means host:pid:random. */
     private @Nullable String instanceId;
 
-    /** Name of the lock table (letters, digits and underscores), in the DataSource's schema. */
+    /** Name of the lock table (letters, digits and underscores, at most 47), in the DataSource's schema. */
     private String tableName = "biz_lock";
 
     /** Order of the @DistributedLock advisor; it must be lower (outer) than the transaction advisor's. */
@@ -103,7 +104,10 @@ public class BizLockProperties {
     }
 
     public void setWaitTime(Duration waitTime) {
-        this.waitTime = notNegative(waitTime, "bizlock.wait-time");
+        this.waitTime = PropertyChecks.notNegative(
+                "bizlock.wait-time",
+                waitTime,
+                "Set bizlock.wait-time to 0 (a single attempt) or a positive duration such as 3s, or remove it");
     }
 
     public @Nullable Duration getLeaseTime() {
@@ -111,9 +115,11 @@ public class BizLockProperties {
     }
 
     public void setLeaseTime(@Nullable Duration leaseTime) {
-        if (leaseTime != null && (leaseTime.isNegative() || leaseTime.isZero())) {
-            throw new IllegalArgumentException("bizlock.lease-time must be positive, was " + leaseTime
-                    + "; leave it unset to have the watchdog renew leases");
+        if (leaseTime != null) {
+            String fix = "Set bizlock.lease-time to a duration from 1ms to " + PropertyChecks.MAX_LEASE
+                    + ", or remove it to have a watchdog renew leases while their holders run";
+            PropertyChecks.positive("bizlock.lease-time", leaseTime, fix);
+            PropertyChecks.atMostMaxLease("bizlock.lease-time", leaseTime, fix);
         }
         this.leaseTime = leaseTime;
     }
@@ -123,7 +129,18 @@ public class BizLockProperties {
     }
 
     public void setWatchdogLease(Duration watchdogLease) {
-        this.watchdogLease = watchdogLease;
+        String fix = "Set bizlock.watchdog-lease to a duration from "
+                + PropertyChecks.text(LockManager.MIN_WATCHDOG_LEASE) + " to " + PropertyChecks.MAX_LEASE
+                + ", or remove it for the default of " + PropertyChecks.text(LockManager.DEFAULT_WATCHDOG_LEASE);
+        if (watchdogLease.compareTo(LockManager.MIN_WATCHDOG_LEASE) < 0) {
+            throw new BizLockPropertyException(
+                    "bizlock.watchdog-lease",
+                    PropertyChecks.text(watchdogLease),
+                    "it must be at least " + PropertyChecks.text(LockManager.MIN_WATCHDOG_LEASE)
+                            + ", since it is renewed every third of it",
+                    fix);
+        }
+        this.watchdogLease = PropertyChecks.atMostMaxLease("bizlock.watchdog-lease", watchdogLease, fix);
     }
 
     public boolean isFair() {
@@ -139,11 +156,13 @@ public class BizLockProperties {
     }
 
     public void setLocalHandoffs(int localHandoffs) {
-        if (localHandoffs < 0) {
-            throw new IllegalArgumentException(
-                    "bizlock.local-handoffs must be 0 (release every time) or more, was " + localHandoffs);
-        }
-        this.localHandoffs = localHandoffs;
+        this.localHandoffs = PropertyChecks.atLeast(
+                "bizlock.local-handoffs",
+                localHandoffs,
+                0,
+                "it must not be negative",
+                "Set bizlock.local-handoffs to 0 (release every time) or more, or remove it for the default of "
+                        + LockManager.DEFAULT_LOCAL_HANDOFFS);
     }
 
     public @Nullable String getInstanceId() {
@@ -151,7 +170,16 @@ public class BizLockProperties {
     }
 
     public void setInstanceId(@Nullable String instanceId) {
-        this.instanceId = instanceId != null ? InstanceId.validate(instanceId) : null;
+        try {
+            this.instanceId = instanceId != null ? InstanceId.validate(instanceId) : null;
+        } catch (IllegalArgumentException ex) {
+            throw PropertyChecks.refused(
+                    "bizlock.instance-id",
+                    instanceId,
+                    ex,
+                    "Set bizlock.instance-id to an id unique to this process of at most " + InstanceId.MAX_LENGTH
+                            + " characters, or remove bizlock.instance-id to use host:pid:random");
+        }
     }
 
     public String getTableName() {
@@ -159,7 +187,17 @@ public class BizLockProperties {
     }
 
     public void setTableName(String tableName) {
-        this.tableName = TableName.validate(tableName);
+        try {
+            this.tableName = TableName.validate(tableName);
+        } catch (IllegalArgumentException ex) {
+            throw PropertyChecks.refused(
+                    "bizlock.table-name",
+                    tableName,
+                    ex,
+                    "Set bizlock.table-name to a name of at most " + TableName.MAX_LENGTH + " characters of"
+                            + " letters, digits and underscores that starts with a letter or underscore, or remove"
+                            + " it to use " + TableName.DEFAULT);
+        }
     }
 
     public int getAdvisorOrder() {
@@ -196,12 +234,5 @@ public class BizLockProperties {
 
     public BizLockHousekeepingProperties getHousekeeping() {
         return housekeeping;
-    }
-
-    static Duration notNegative(Duration duration, String property) {
-        if (duration.isNegative()) {
-            throw new IllegalArgumentException(property + " must not be negative, was " + duration);
-        }
-        return duration;
     }
 }

@@ -3,13 +3,17 @@ package io.github.bizlock.autoconfigure;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.LockSchema;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
+import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.InitializingBean;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Makes sure the lock table exists before any lock bean is used: applies bizlock's Flyway migrations with a history
@@ -19,6 +23,12 @@ import org.springframework.beans.factory.InitializingBean;
 public class BizLockSchemaInitializer implements InitializingBean {
 
     private static final Logger log = LoggerFactory.getLogger(BizLockSchemaInitializer.class);
+
+    /** ER_TABLEACCESS_DENIED_ERROR: "CREATE command denied to user ... for table ...". */
+    private static final int ER_TABLEACCESS_DENIED = 1142;
+
+    /** ER_DBACCESS_DENIED_ERROR: "Access denied for user ... to database ...". */
+    private static final int ER_DBACCESS_DENIED = 1044;
 
     private final DataSource dataSource;
     private final BizLockDao dao;
@@ -45,6 +55,10 @@ public class BizLockSchemaInitializer implements InitializingBean {
         if (migrate) {
             migrate();
         }
+        List<String> missing = dao.schema().missingTables();
+        if (!missing.isEmpty()) {
+            throw new LockTablesMissingException(missing, schema(), dao.table(), migrate);
+        }
         dao.schema().verify();
     }
 
@@ -60,7 +74,17 @@ public class BizLockSchemaInitializer implements InitializingBean {
                 .baselineVersion("0")
                 .baselineDescription("bizlock baseline")
                 .load();
-        MigrateResult result = flyway.migrate();
+        MigrateResult result;
+        try {
+            result = flyway.migrate();
+        } catch (RuntimeException ex) {
+            // Caught as RuntimeException, not FlywayException: this class must load without Flyway on the classpath.
+            SQLException denied = deniedBy(ex);
+            if (denied == null) {
+                throw ex;
+            }
+            throw new LockMigrationDeniedException(currentUser(), schema(), table, denied.getMessage(), ex);
+        }
         if (result.migrationsExecuted > 0) {
             log.info(
                     "bizlock created or upgraded lock table {} to version {} ({} migrations)",
@@ -68,5 +92,29 @@ public class BizLockSchemaInitializer implements InitializingBean {
                     result.targetSchemaVersion,
                     result.migrationsExecuted);
         }
+    }
+
+    /** The server's refusal of a statement for lack of rights, in the failure's causes, or {@code null}. */
+    private static @Nullable SQLException deniedBy(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql
+                    && (sql.getErrorCode() == ER_TABLEACCESS_DENIED || sql.getErrorCode() == ER_DBACCESS_DENIED)) {
+                return sql;
+            }
+        }
+        return null;
+    }
+
+    /** The database (schema) the lock DataSource connects to. */
+    private String schema() {
+        return String.valueOf(new JdbcTemplate(dataSource).queryForObject("SELECT DATABASE()", String.class));
+    }
+
+    /** The account the server checks rights of, as a GRANT names it: {@code 'app'@'%'}. */
+    private String currentUser() {
+        String user =
+                String.valueOf(new JdbcTemplate(dataSource).queryForObject("SELECT CURRENT_USER()", String.class));
+        int at = user.lastIndexOf('@');
+        return at < 0 ? "'" + user + "'" : "'" + user.substring(0, at) + "'@'" + user.substring(at + 1) + "'";
     }
 }

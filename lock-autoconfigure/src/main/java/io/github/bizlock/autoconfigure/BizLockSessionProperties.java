@@ -24,11 +24,12 @@ public class BizLockSessionProperties {
     }
 
     public void setMaxConnections(int maxConnections) {
-        if (maxConnections < 1) {
-            throw new IllegalArgumentException(
-                    "bizlock.session.max-connections must be at least 1, was " + maxConnections);
-        }
-        this.maxConnections = maxConnections;
+        this.maxConnections = PropertyChecks.atLeast(
+                "bizlock.session.max-connections",
+                maxConnections,
+                1,
+                "it must be at least 1",
+                "Set bizlock.session.max-connections to 1 or more, such as 10, or remove it");
     }
 
     public Duration getHeartbeat() {

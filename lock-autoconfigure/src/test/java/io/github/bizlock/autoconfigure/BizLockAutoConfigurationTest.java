@@ -227,7 +227,7 @@ class BizLockAutoConfigurationTest {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure())
                     .rootCause()
-                    .hasMessageContaining("bizlock.wait-time must not be negative");
+                    .hasMessageContaining("bizlock.wait-time=-1s: it must not be negative");
         });
     }
 

@@ -39,6 +39,9 @@ public final class LockManager implements AutoCloseable {
     /** The lease of locks without a fixed lease time; the watchdog renews it every third of it. */
     public static final Duration DEFAULT_WATCHDOG_LEASE = Duration.ofSeconds(30);
 
+    /** The shortest watchdog lease: it is renewed every third of it, and a renewal must fit in that third. */
+    public static final Duration MIN_WATCHDOG_LEASE = Duration.ofMillis(300);
+
     /** How often one database grant may pass from thread to thread of this process before it is released. */
     public static final int DEFAULT_LOCAL_HANDOFFS = 16;
 
@@ -246,7 +249,7 @@ public final class LockManager implements AutoCloseable {
 
         /** The lease of locks without a fixed lease time, renewed every third of it (default 30 s). */
         public Builder watchdogLease(Duration lease) {
-            if (lease.compareTo(Duration.ofMillis(300)) < 0) {
+            if (lease.compareTo(MIN_WATCHDOG_LEASE) < 0) {
                 throw new IllegalArgumentException(
                         "The watchdog lease must be at least 300ms (it is renewed every third of it), was " + lease);
             }

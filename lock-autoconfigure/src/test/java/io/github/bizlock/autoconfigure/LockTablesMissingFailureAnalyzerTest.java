@@ -1,0 +1,53 @@
+package io.github.bizlock.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.bizlock.test.TestDatabase;
+import io.github.bizlock.test.TestDatabaseExtension;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * With {@code bizlock.migration.enabled=false} and the lock tables missing, the start fails naming the tables, the
+ * property, and the DDL to run; running that DDL is enough for the next start.
+ */
+@ExtendWith({TestDatabaseExtension.class, OutputCaptureExtension.class})
+class LockTablesMissingFailureAnalyzerTest {
+
+    @Test
+    void namesTheMissingTablesThePropertyAndTheDdlThatCreatesThem(TestDatabase database, CapturedOutput output) {
+        List<String> properties = FailedStart.on(database);
+        properties.add("bizlock.migration.enabled=false");
+        properties.add("bizlock.table-name=absent_lock");
+
+        FailedStart.Analysis analysis = FailedStart.analysis(output, properties);
+
+        assertThat(analysis.description())
+                .contains("absent_lock, absent_lock_token_floor, absent_lock_row, absent_lock_token, absent_lock_mode")
+                .contains(database.name())
+                .contains("bizlock.migration.enabled=false");
+        assertThat(analysis.action())
+                .contains("Set bizlock.migration.enabled=true")
+                .contains("CREATE TABLE absent_lock (")
+                .contains("CREATE TABLE absent_lock_mode (");
+
+        // What an administrator's SQL client would do with the DDL: skip comments, run each statement.
+        String ddl = analysis.action()
+                .substring(analysis.action().indexOf("CREATE TABLE absent_lock ("))
+                .lines()
+                .filter(line -> !line.strip().startsWith("--"))
+                .collect(Collectors.joining("\n"));
+        JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+        for (String statement : ddl.split(";")) {
+            if (!statement.isBlank()) {
+                jdbc.execute(statement);
+            }
+        }
+        FailedStart.startsWith(properties);
+    }
+}
