@@ -37,9 +37,9 @@ public class BizLockSessionProperties {
     }
 
     public void setHeartbeat(Duration heartbeat) {
-        if (heartbeat.isNegative() || heartbeat.isZero()) {
-            throw new IllegalArgumentException("bizlock.session.heartbeat must be positive, was " + heartbeat);
-        }
-        this.heartbeat = heartbeat;
+        this.heartbeat = PropertyChecks.positive(
+                "bizlock.session.heartbeat",
+                heartbeat,
+                "Set bizlock.session.heartbeat to a positive duration, such as 1s, or remove it");
     }
 }
