@@ -34,6 +34,12 @@ public enum LossCause {
      */
     UNREACHABLE,
 
+    /**
+     * The application shut down before its holder unlocked it, after the shutdown's grace period: bizlock released it
+     * so that other instances need not wait for its lease or session to end. Every mode.
+     */
+    SHUTDOWN,
+
     /** Not known: the event was made by code that found the lock lost without being told why. */
     UNKNOWN
 }

@@ -139,6 +139,11 @@ public final class BizLockAutoConfiguration {
     }
 
     @Bean
+    BizLockShutdown bizLockShutdown(LockManager manager) {
+        return new BizLockShutdown(manager, properties.getShutdownGracePeriod());
+    }
+
+    @Bean
     @ConditionalOnMissingBean
     LockTemplate lockTemplate(LockManager manager) {
         return new DefaultLockTemplate(

@@ -38,6 +38,13 @@ public class BizLockProperties {
     /** Lease of watchdog-renewed locks, renewed every third of it; a crashed holder's lock frees after it. */
     private Duration watchdogLease = Duration.ofSeconds(30);
 
+    /**
+     * How long holders get to unlock when the application stops; the locks still held then are reported lost to their
+     * holders and released, so other instances need not wait for their leases. New acquisitions are refused from the
+     * start of the shutdown.
+     */
+    private Duration shutdownGracePeriod = Duration.ofSeconds(10);
+
     /** Whether threads of one instance get a contended lock in the order they asked for it. */
     private boolean fair = false;
 
@@ -122,6 +129,17 @@ public class BizLockProperties {
             PropertyChecks.atMostMaxLease("bizlock.lease-time", leaseTime, fix);
         }
         this.leaseTime = leaseTime;
+    }
+
+    public Duration getShutdownGracePeriod() {
+        return shutdownGracePeriod;
+    }
+
+    public void setShutdownGracePeriod(Duration shutdownGracePeriod) {
+        this.shutdownGracePeriod = PropertyChecks.notNegative(
+                "bizlock.shutdown-grace-period",
+                shutdownGracePeriod,
+                "Set bizlock.shutdown-grace-period to 0s (release at once) or more, such as 10s, or remove it");
     }
 
     public Duration getWatchdogLease() {

@@ -36,6 +36,7 @@ class ConfigurationMetadataTest {
             "bizlock.mode",
             "bizlock.on-lost",
             "bizlock.session.heartbeat",
+            "bizlock.shutdown-grace-period",
             "bizlock.session.max-connections",
             "bizlock.table-name",
             "bizlock.wait-time",

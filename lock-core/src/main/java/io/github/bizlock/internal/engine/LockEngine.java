@@ -95,4 +95,25 @@ public interface LockEngine {
      */
     @Nullable
     Loss release(Grant grant);
+
+    /**
+     * Releases grants whose holders were told they lost them, when the process shuts down: each only if it still holds
+     * its lock. An engine may release them in fewer statements than one each.
+     *
+     * @throws org.springframework.dao.DataAccessException if the database could not be asked; the locks left free
+     *     when their leases or sessions end
+     */
+    default void releaseAll(List<Grant> grants) {
+        RuntimeException failed = null;
+        for (Grant grant : grants) {
+            try {
+                release(grant);
+            } catch (RuntimeException ex) {
+                failed = ex;
+            }
+        }
+        if (failed != null) {
+            throw failed;
+        }
+    }
 }

@@ -33,6 +33,9 @@ import org.springframework.transaction.PlatformTransactionManager;
  */
 public final class BizLockDao {
 
+    /** Locks named in one release-all statement, as in one renewal batch. */
+    private static final int MAX_KEYS_PER_STATEMENT = 100;
+
     private final LockJdbc db;
     private final JdbcTemplate jdbc;
     private final Dialect dialect;
@@ -143,6 +146,23 @@ public final class BizLockDao {
             }
         }
         return gone;
+    }
+
+    /**
+     * Frees those of the locks that this owner still holds with these tokens, up to 100 per statement.
+     *
+     * @return how many it held
+     */
+    public int releaseAll(String owner, List<HeldToken> locks) {
+        int released = 0;
+        for (int from = 0; from < locks.size(); from += MAX_KEYS_PER_STATEMENT) {
+            List<HeldToken> batch = locks.subList(from, Math.min(locks.size(), from + MAX_KEYS_PER_STATEMENT));
+            List<Object> params = new ArrayList<>();
+            params.add(bytes(owner));
+            addKeys(params, batch);
+            released += db.update(sql.releaseAll(batch.size()), params.toArray());
+        }
+        return released;
     }
 
     /**

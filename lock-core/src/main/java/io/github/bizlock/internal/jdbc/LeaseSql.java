@@ -82,6 +82,18 @@ final class LeaseSql {
                 """.formatted(holder));
     }
 
+    /** Frees those of {@code count} locks that one owner still holds: parameters owner, then type, id, token each. */
+    String releaseAll(int count) {
+        return dialect.render("""
+                UPDATE ${table}
+                   SET owner_id    = NULL,
+                       modified_at = UTC_TIMESTAMP(6),
+                       expire_at   = UTC_TIMESTAMP(6)
+                 WHERE owner_id = ?
+                   AND (%s)
+                """.formatted(anyOf(count)));
+    }
+
     /** Extends the leases of {@code count} locks of one owner: parameters lease, owner, then type, id, token each. */
     String renew(int count) {
         return dialect.render("""

@@ -90,7 +90,9 @@ final class HandOff {
      * lock if nobody took it since, and never touches a later holder's.
      */
     void releaseLost(HeldGrant held) {
-        releaser.releaseInBackground(held);
+        if (!held.givenBack()) {
+            releaser.releaseInBackground(held);
+        }
     }
 
     /**

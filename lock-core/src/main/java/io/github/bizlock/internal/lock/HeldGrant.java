@@ -32,6 +32,7 @@ final class HeldGrant {
     private volatile long lastRenewedNanos;
     private volatile boolean released;
     private volatile boolean releasing;
+    private volatile boolean givenBack;
     private volatile @Nullable String renewalError;
     private final AtomicReference<@Nullable Loss> recordedLoss = new AtomicReference<>();
     private volatile @Nullable Hold hold;
@@ -221,6 +222,24 @@ final class HeldGrant {
      */
     synchronized void markReleasing() {
         releasing = true;
+    }
+
+    /**
+     * Claims the grant's release for the shutdown, unless its holder is unlocking it (then the unlock releases it).
+     *
+     * @return whether the shutdown releases it; the holder's unlock then leaves the database alone
+     */
+    synchronized boolean giveBackAtShutdown() {
+        if (releasing || released) {
+            return false;
+        }
+        givenBack = true;
+        return true;
+    }
+
+    /** Whether the shutdown released the grant in the database. */
+    boolean givenBack() {
+        return givenBack;
     }
 
     /**

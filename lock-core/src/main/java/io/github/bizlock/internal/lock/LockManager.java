@@ -7,8 +7,10 @@ import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockModeConflictException;
 import io.github.bizlock.LockOptions;
+import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.engine.ModeBindingStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,6 +58,8 @@ public final class LockManager implements AutoCloseable {
     private final Releaser releaser = new Releaser();
     private final Gates gates;
     private final Holds holds;
+    private volatile boolean shuttingDown;
+    private boolean shutDown; // guarded by this
 
     private LockManager(Builder builder) {
         this.instanceId = builder.instanceId;
@@ -142,12 +146,22 @@ public final class LockManager implements AutoCloseable {
         Objects.requireNonNull(onLost, "onLost");
         LockEngine engine = engine(mode);
         requireValid(wait, lease);
+        refuseWhileShuttingDown(key);
         LockObserver.Acquisition acquisition = observer.acquisitionStarted(key, mode);
         long started = System.nanoTime();
         LockObserver.Outcome outcome = LockObserver.Outcome.FAILED;
         try {
             modeBindings.check(key.name(), mode);
             Optional<LockHandle> handle = holds.acquire(key, mode, engine, wait, lease, onLost);
+            if (handle.isPresent() && shuttingDown) {
+                // Granted while the shutdown began: nobody would renew it. Given back, and refused like a new one.
+                try {
+                    handle.get().unlock();
+                } catch (RuntimeException ex) {
+                    log.debug("bizlock gave back lock {} granted during the shutdown", key, ex);
+                }
+                refuseWhileShuttingDown(key);
+            }
             outcome = handle.isPresent() ? LockObserver.Outcome.ACQUIRED : LockObserver.Outcome.TIMED_OUT;
             return handle;
         } finally {
@@ -171,14 +185,33 @@ public final class LockManager implements AutoCloseable {
     }
 
     /**
-     * Stops the watchdog and the background releases (their locks free when their leases or sessions end) and closes
-     * the engines that hold resources: ROW and NAMED close their sessions, so the server frees the locks still held
-     * through them. Then lost-lock listeners get up to 5 s to work through the notifications still queued; any left
-     * are logged.
+     * Shuts down without a grace period: {@link #shutdown(Duration) shutdown(Duration.ZERO)}, unless a shutdown ran
+     * before.
      */
     @Override
     public void close() {
-        watchdog.close();
+        shutdown(Duration.ZERO);
+    }
+
+    /**
+     * Shuts down so that a redeploy frees its locks at once, in every mode. From now on acquisitions fail with a
+     * {@link io.github.bizlock.LockAcquisitionException} saying so. Holders get up to {@code grace} to unlock; the locks
+     * still held then are reported lost to their holders ({@link io.github.bizlock.LossCause#SHUTDOWN}, which
+     * interrupts those whose policy says so; their unlock throws {@link LockLostException}) and released in the
+     * database. Then the watchdog, the background releases (given up to 2 s) and the engines stop: ROW and NAMED close
+     * their sessions. Lost-lock listeners get up to 5 s to work through the notifications still queued; any left are
+     * logged. Only the first call does anything.
+     */
+    public void shutdown(Duration grace) {
+        synchronized (this) {
+            if (shutDown) {
+                return;
+            }
+            shutDown = true;
+        }
+        shuttingDown = true;
+        awaitUnlocks(grace);
+        releaseStillHeld(grace);
         releaser.close();
         for (LockEngine engine : engines.values()) {
             if (engine instanceof AutoCloseable closeable) {
@@ -190,6 +223,66 @@ public final class LockManager implements AutoCloseable {
             }
         }
         losses.close();
+    }
+
+    private void refuseWhileShuttingDown(LockKey key) {
+        if (shuttingDown) {
+            throw new io.github.bizlock.LockAcquisitionException(
+                    key.name(),
+                    key.key(),
+                    "Lock " + key.name() + "/" + key.key() + " was not acquired: bizlock is shutting down (the"
+                            + " application is stopping), and takes no new locks",
+                    null);
+        }
+    }
+
+    /** Waits up to {@code grace} for the holders to unlock. */
+    private void awaitUnlocks(Duration grace) {
+        long deadline = System.nanoTime() + grace.toNanos();
+        try {
+            while (gates.heldCount() > 0 && deadline - System.nanoTime() > 0) {
+                Thread.sleep(10);
+            }
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt(); // stop waiting; the rest is released now
+        }
+    }
+
+    /** Tells the holders of the locks still held that they lost them, and releases those locks in the database. */
+    private void releaseStillHeld(Duration grace) {
+        List<HeldGrant> stillHeld = watchdog.stop();
+        if (stillHeld.isEmpty()) {
+            return;
+        }
+        Loss loss = new Loss(
+                io.github.bizlock.LossCause.SHUTDOWN,
+                "bizlock shut down before its holder unlocked it (grace period " + grace + "), and released it so that"
+                        + " other instances need not wait for its lease or session to end");
+        Map<LockEngine, List<Grant>> toRelease = new java.util.LinkedHashMap<>();
+        for (HeldGrant held : stillHeld) {
+            losses.reportLost(held, loss);
+            if (held.giveBackAtShutdown()) {
+                toRelease
+                        .computeIfAbsent(held.engine(), engine -> new ArrayList<>())
+                        .add(held.grant());
+            }
+        }
+        log.warn(
+                "bizlock is shutting down with {} lock(s) still held after {}: releasing them",
+                stillHeld.size(),
+                grace);
+        toRelease.forEach((engine, grants) -> {
+            try {
+                engine.releaseAll(grants);
+            } catch (RuntimeException ex) {
+                log.warn(
+                        "bizlock could not release {} {} lock(s) at shutdown; they free when their leases or sessions"
+                                + " end",
+                        grants.size(),
+                        engine.mode(),
+                        ex);
+            }
+        });
     }
 
     private LockEngine engine(LockMode mode) {

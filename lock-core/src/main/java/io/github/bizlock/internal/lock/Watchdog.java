@@ -111,6 +111,14 @@ final class Watchdog {
         renewers.values().forEach(renewer -> renewer.executor.shutdownNow());
     }
 
+    /** Stops renewing, and hands over the grants it watched: every grant held, renewed or with a fixed lease. */
+    List<HeldGrant> stop() {
+        close();
+        List<HeldGrant> held = new ArrayList<>(watched);
+        watched.removeAll(held);
+        return held;
+    }
+
     /** Runs one engine's renewals on a thread of their own, one batch run at a time. */
     private final class Renewer {
 

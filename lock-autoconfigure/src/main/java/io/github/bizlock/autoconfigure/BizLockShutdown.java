@@ -1,0 +1,47 @@
+package io.github.bizlock.autoconfigure;
+
+import io.github.bizlock.internal.lock.LockManager;
+import java.time.Duration;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Shuts the lock manager down when the application stops, so a redeploy frees its locks at once: new acquisitions are
+ * refused, holders get {@code bizlock.shutdown-grace-period} to unlock, and the locks still held then are reported lost
+ * and released. Its phase comes after the web server's graceful shutdown, so requests still being served keep their
+ * locks, and before the beans are destroyed, so the lock database is still there.
+ */
+final class BizLockShutdown implements SmartLifecycle {
+
+    /** Below the web server's phases (graceful shutdown at {@code DEFAULT_PHASE - 1024}, stop at {@code - 2048}). */
+    static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
+
+    private final LockManager manager;
+    private final Duration gracePeriod;
+    private volatile boolean running;
+
+    BizLockShutdown(LockManager manager, Duration gracePeriod) {
+        this.manager = manager;
+        this.gracePeriod = gracePeriod;
+    }
+
+    @Override
+    public void start() {
+        running = true;
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        manager.shutdown(gracePeriod);
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+}
