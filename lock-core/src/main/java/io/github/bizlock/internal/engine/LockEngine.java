@@ -14,6 +14,12 @@ import org.jspecify.annotations.Nullable;
  */
 public interface LockEngine {
 
+    /**
+     * How long past its wait time an acquisition's database call may run: the time a database that answers needs. An
+     * unreachable one ends the call then, not after the pool's connection timeout or a dead connection's read.
+     */
+    Duration DEADLINE_SLACK = Duration.ofSeconds(1);
+
     /** How long an unlocking thread waits for the database to answer a release. */
     Duration RELEASE_TIMEOUT = Duration.ofSeconds(2);
 

@@ -12,9 +12,11 @@ public interface ModeBindingStore {
     /**
      * Binds the name to {@code mode} unless it is bound already; concurrent first uses agree on one mode.
      *
+     * @param deadlineNanos when ({@link System#nanoTime()}) the call must have ended, whatever the database does
      * @return the mode the name is bound to now: {@code mode}, or the one it was bound to before
+     * @throws org.springframework.dao.DataAccessException if the database did not answer by the deadline, or failed
      */
-    LockMode bind(String name, LockMode mode);
+    LockMode bind(String name, LockMode mode, long deadlineNanos);
 
     /**
      * The statements that move a name to another mode, for an operator to run with every process stopped: they bind

@@ -91,20 +91,23 @@ public final class BizLockDao {
      * Takes the lock if it is free, its lease has ended, or it has never been taken, and reserves {@code tokens}
      * fencing tokens: the row's token rises by that many, so every later acquirer's token is above all of them.
      *
+     * @param deadlineNanos when ({@link System#nanoTime()}) the attempt must have ended, whatever the database does
      * @return the highest reserved token (the one written in the row), or empty if another owner holds the lock
+     * @throws DataAccessException if the database did not answer by the deadline, or failed
      */
-    public OptionalLong tryAcquire(LockKey key, String owner, Duration lease, int tokens) {
+    public OptionalLong tryAcquire(LockKey key, String owner, Duration lease, int tokens, long deadlineNanos) {
         TokenIssuer.requirePositive(tokens);
         long leaseMicros = micros(lease);
         // Two transactions, never one: an update that finds no row leaves a gap lock, and an insert into that gap in
         // the same transaction deadlocks with every other first-time acquirer of the key.
-        OptionalLong token =
-                db.updateReturningToken(sql.acquireExisting(), owner, tokens, leaseMicros, key.name(), key.key());
+        OptionalLong token = db.updateReturningToken(
+                deadlineNanos, sql.acquireExisting(), owner, tokens, leaseMicros, key.name(), key.key());
         if (token.isPresent()) {
             return token;
         }
         try {
-            token = db.updateReturningToken(sql.acquireNew(), key.name(), key.key(), owner, tokens, leaseMicros);
+            token = db.updateReturningToken(
+                    deadlineNanos, sql.acquireNew(), key.name(), key.key(), owner, tokens, leaseMicros);
         } catch (DataAccessException ex) {
             if (LockJdbc.errorCode(ex) == LockJdbc.ER_DUP_ENTRY) {
                 return OptionalLong.empty(); // the row exists and is held: another owner has the lock

@@ -10,7 +10,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.springframework.dao.DataAccessException;
@@ -39,6 +41,14 @@ public final class LockJdbc {
 
     /** ER_LOCK_WAIT_TIMEOUT: a row lock wait ran out (and MariaDB's failed {@code NOWAIT}). */
     public static final int ER_LOCK_WAIT_TIMEOUT = 1205;
+
+    /** No deadline: the pool's own connection timeout applies. */
+    static final long NO_DEADLINE = Long.MIN_VALUE;
+
+    /** The longest read a bounded write waits for, however far its deadline: no lock statement takes that long. */
+    private static final long MAX_READ_MILLIS = TimeUnit.SECONDS.toMillis(30);
+
+    private static final Executor DIRECT = Runnable::run;
 
     private static final int ER_LOCK_DEADLOCK = 1213;
     private static final int ER_NO_SUCH_TABLE = 1146;
@@ -74,8 +84,13 @@ public final class LockJdbc {
      * write committed and what others committed before it, never the snapshot of a transaction the caller has open.
      */
     <T> List<T> updateThenQuery(
-            String update, Object[] updateParams, String query, RowMapper<T> rows, Object... queryParams) {
-        return write(() -> {
+            long deadlineNanos,
+            String update,
+            Object[] updateParams,
+            String query,
+            RowMapper<T> rows,
+            Object... queryParams) {
+        return write(deadlineNanos, () -> {
             writeJdbc.update(update, updateParams);
             return writeJdbc.query(query, rows, queryParams);
         });
@@ -88,13 +103,26 @@ public final class LockJdbc {
      * @return the token, or empty if the statement changed no row
      */
     OptionalLong updateReturningToken(String sql, Object... params) {
-        return write(() -> Objects.requireNonNull(writeJdbc.execute(
-                connection -> {
-                    PreparedStatement statement = connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS);
-                    bind(statement, params);
-                    return statement;
-                },
-                (PreparedStatement statement) -> executeReturningToken(statement))));
+        return updateReturningToken(NO_DEADLINE, sql, params);
+    }
+
+    /**
+     * As {@link #updateReturningToken(String, Object...)}, ended by {@code deadlineNanos} ({@link System#nanoTime()})
+     * however the database or the pool behave: the wait for a pool connection is cut off then, and reads time out then.
+     *
+     * @throws DataAccessException if the statement could not run by the deadline
+     */
+    OptionalLong updateReturningToken(long deadlineNanos, String sql, Object... params) {
+        return write(
+                deadlineNanos,
+                () -> Objects.requireNonNull(writeJdbc.execute(
+                        connection -> {
+                            PreparedStatement statement =
+                                    connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS);
+                            bind(statement, params);
+                            return statement;
+                        },
+                        (PreparedStatement statement) -> executeReturningToken(statement))));
     }
 
     /**
@@ -124,7 +152,11 @@ public final class LockJdbc {
     }
 
     private <T> T write(Supplier<T> work) {
-        return retrying(() -> inAutocommit(work));
+        return write(NO_DEADLINE, work);
+    }
+
+    private <T> T write(long deadlineNanos, Supplier<T> work) {
+        return retrying(() -> inAutocommit(deadlineNanos, work));
     }
 
     /**
@@ -132,14 +164,23 @@ public final class LockJdbc {
      * under {@link #writeScope} for the work only: a pool configured with autocommit off would otherwise leave the
      * write uncommitted, and the pool would roll it back.
      */
-    private <T> T inAutocommit(Supplier<T> work) {
+    private <T> T inAutocommit(long deadlineNanos, Supplier<T> work) {
         Connection connection;
         try {
-            connection = dataSource.getConnection();
+            connection = deadlineNanos == NO_DEADLINE
+                    ? dataSource.getConnection()
+                    : Guard.INSTANCE.connection(dataSource, deadlineNanos, "getting a connection for a bizlock write");
         } catch (SQLException ex) {
             throw translate("getting a connection for a bizlock write", ex);
         }
+        int readTimeout = -1;
         try {
+            if (deadlineNanos != NO_DEADLINE) {
+                readTimeout = connection.getNetworkTimeout();
+                long millis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+                // A half-open connection from the pool would otherwise hold the write until the OS gives up on it.
+                connection.setNetworkTimeout(DIRECT, (int) Math.max(1, Math.min(millis, MAX_READ_MILLIS)));
+            }
             boolean autoCommit = connection.getAutoCommit();
             if (!autoCommit) {
                 connection.setAutoCommit(true);
@@ -156,6 +197,13 @@ public final class LockJdbc {
         } catch (SQLException ex) {
             throw translate("switching autocommit for a bizlock write", ex);
         } finally {
+            try {
+                if (readTimeout >= 0) {
+                    connection.setNetworkTimeout(DIRECT, readTimeout); // the pool's connection, as it was
+                }
+            } catch (SQLException ex) {
+                // a broken connection, which the pool discards
+            }
             try {
                 connection.close();
             } catch (SQLException ex) {
@@ -197,6 +245,11 @@ public final class LockJdbc {
     public static DataAccessException translate(String task, SQLException ex) {
         DataAccessException translated = Translator.INSTANCE.translate(task, null, ex);
         return translated != null ? translated : new UncategorizedSQLException(task, null, ex);
+    }
+
+    /** Started on first use: one thread per process, for the few writes that have a deadline. */
+    private static final class Guard {
+        static final PoolWaitGuard INSTANCE = new PoolWaitGuard();
     }
 
     /** Loaded on first use: reading Spring's error code table takes a while. */

@@ -26,9 +26,10 @@ public final class ModeBindingDao implements ModeBindingStore {
     }
 
     @Override
-    public LockMode bind(String name, LockMode mode) {
+    public LockMode bind(String name, LockMode mode, long deadlineNanos) {
         byte[] key = bytes(name);
         List<String> bound = db.updateThenQuery(
+                deadlineNanos,
                 sql.bind(),
                 new Object[] {key, bytes(mode.name())},
                 sql.boundMode(),

@@ -202,9 +202,9 @@ final class Holds {
         }
     }
 
-    private static long deadline(Duration wait) {
+    /** When a wait that starts now ends ({@link System#nanoTime()}); a wait of years means "until acquired". */
+    static long deadline(Duration wait) {
         long now = System.nanoTime();
-        // Saturate: a wait of years means "until acquired".
         long waitNanos = wait.compareTo(Duration.ofDays(365 * 100)) > 0 ? Long.MAX_VALUE / 2 : wait.toNanos();
         return now + waitNanos;
     }

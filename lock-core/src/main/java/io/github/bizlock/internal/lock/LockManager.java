@@ -151,7 +151,7 @@ public final class LockManager implements AutoCloseable {
         long started = System.nanoTime();
         LockObserver.Outcome outcome = LockObserver.Outcome.FAILED;
         try {
-            modeBindings.check(key.name(), mode);
+            modeBindings.check(key.name(), mode, Holds.deadline(wait) + LockEngine.DEADLINE_SLACK.toNanos());
             Optional<LockHandle> handle = holds.acquire(key, mode, engine, wait, lease, onLost);
             if (handle.isPresent() && shuttingDown) {
                 // Granted while the shutdown began: nobody would renew it. Given back, and refused like a new one.

@@ -25,13 +25,14 @@ final class ModeBindings {
     /**
      * Lets a request for a lock of this name in this mode pass.
      *
+     * @param deadlineNanos when ({@link System#nanoTime()}) asking the store must have ended
      * @throws LockModeConflictException if the name is bound to another mode
      */
-    void check(String name, LockMode mode) {
+    void check(String name, LockMode mode, long deadlineNanos) {
         LockMode boundMode = bound.get(name);
         if (boundMode == null) {
             // Threads that miss at once each ask the store, which gives them all the same answer.
-            boundMode = store.bind(name, mode);
+            boundMode = store.bind(name, mode, deadlineNanos);
             bound.put(name, boundMode);
         }
         if (boundMode != mode) {

@@ -54,7 +54,7 @@ public final class LeaseLockEngine implements LockEngine {
             throws InterruptedException {
         for (int attempt = 1; ; attempt++) {
             long sent = System.nanoTime();
-            OptionalLong token = dao.tryAcquire(key, owner, lease, tokens);
+            OptionalLong token = dao.tryAcquire(key, owner, lease, tokens, deadlineNanos + DEADLINE_SLACK.toNanos());
             if (token.isPresent()) {
                 return new LeaseGrant(key, owner, token.getAsLong(), tokens, lease, sent);
             }

@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * byte in either direction and closes nothing, which is what a network partition leaves behind (a half-open
  * connection). The server keeps the session, and its locks, until {@link #close()} closes both ends.
  */
-final class FreezingProxy implements AutoCloseable {
+public final class FreezingProxy implements AutoCloseable {
 
     private static final Pattern HOST_AND_PORT = Pattern.compile("^(jdbc:[a-z]+://)([^/:]+):(\\d+)(/.*)$");
 
@@ -33,7 +33,7 @@ final class FreezingProxy implements AutoCloseable {
     private volatile boolean frozen;
 
     /** A proxy to the server of {@code jdbcUrl}; {@link #jdbcUrl()} is the same URL through the proxy. */
-    FreezingProxy(String jdbcUrl) throws IOException {
+    public FreezingProxy(String jdbcUrl) throws IOException {
         Matcher url = HOST_AND_PORT.matcher(jdbcUrl);
         if (!url.matches()) {
             throw new IllegalArgumentException("Not a host:port JDBC URL: " + jdbcUrl);
@@ -45,12 +45,12 @@ final class FreezingProxy implements AutoCloseable {
         threads.execute(() -> accept(host, port));
     }
 
-    String jdbcUrl() {
+    public String jdbcUrl() {
         return url;
     }
 
     /** Stops passing bytes, without closing either end. */
-    void freeze() {
+    public void freeze() {
         frozen = true;
     }
 
