@@ -67,6 +67,9 @@ class LeaseUnreachableAcquireTest {
             pool.setUsername(database.username());
             pool.setPassword(database.password());
             pool.setMaximumPoolSize(1);
+            // What this test is about is the pooled connection that freezes; a short timeout only keeps the pool's
+            // own attempts to replace it (a handshake through the frozen proxy) from holding up its close.
+            pool.setConnectionTimeout(2000);
             try (LockManager manager = LockFixture.manager(LockFixture.dao(pool), InstanceId.generate())
                     .build()) {
                 manager.tryAcquire(new LockKey("unreachable", "warm"), LockMode.LEASE, Duration.ZERO, null)
