@@ -86,7 +86,10 @@ public final class BizLockAutoConfiguration {
         // A transaction manager of bizlock's own: lock writes run in REQUIRES_NEW transactions on the lock
         // DataSource, whatever transaction manager (JPA, JTA, several) the application uses.
         return new BizLockDao(
-                dataSource, new DataSourceTransactionManager(dataSource), Dialects.detect(dataSource, table), table);
+                dataSource,
+                new DataSourceTransactionManager(dataSource),
+                Dialects.detect(dataSource, table, properties.getCluster().isSingleWriter()),
+                table);
     }
 
     @Bean

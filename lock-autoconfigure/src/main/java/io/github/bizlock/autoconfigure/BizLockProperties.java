@@ -74,6 +74,9 @@ public class BizLockProperties {
     @NestedConfigurationProperty
     private final BizLockHousekeepingProperties housekeeping = new BizLockHousekeepingProperties();
 
+    @NestedConfigurationProperty
+    private final BizLockClusterProperties cluster = new BizLockClusterProperties();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -192,6 +195,10 @@ public class BizLockProperties {
 
     public BizLockMigrationProperties getMigration() {
         return migration;
+    }
+
+    public BizLockClusterProperties getCluster() {
+        return cluster;
     }
 
     public BizLockHousekeepingProperties getHousekeeping() {

@@ -10,6 +10,12 @@ import java.util.Collections;
  * session time zone. Lease lengths are bound in microseconds. {@code LAST_INSERT_ID(expr)} hands the new fencing
  * token back in the statement's OK packet, read through {@code getGeneratedKeys()}, so acquiring costs one round
  * trip and its outcome cannot be misread from an affected-rows count.
+ *
+ * <p>On a multi-writer cluster the acquiring statements need nothing more: a node that has not yet applied another
+ * node's write can only decide on an old row, and certification rolls such a write back (error 1213, or a silent retry
+ * with {@code wsrep_retry_autocommit}). Statements that decide from the row whether this owner still holds the lock
+ * are causal: renew and release are rendered so ({@link Dialect#renderCausal}), and the DAO runs the reads with
+ * {@code wsrep_sync_wait} ({@link LockJdbc#queryCausal}), so none acts on a row the lock has already left.
  */
 final class LeaseSql {
 
@@ -71,7 +77,7 @@ final class LeaseSql {
 
     /** Frees a lock's row if {@code holder} matches; parameters type, id, then those of {@code holder}. */
     private String freeLock(String holder) {
-        return dialect.render("""
+        return dialect.renderCausal("""
                 UPDATE ${table}
                    SET owner_id    = NULL,
                        modified_at = UTC_TIMESTAMP(6),
@@ -84,7 +90,7 @@ final class LeaseSql {
 
     /** Extends the leases of {@code count} locks of one owner: parameters lease, owner, then type, id, token each. */
     String renew(int count) {
-        return dialect.render("""
+        return dialect.renderCausal("""
                 UPDATE ${table}
                    SET modified_at = UTC_TIMESTAMP(6),
                        expire_at   = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
