@@ -46,6 +46,7 @@ public final class BizLockDao {
     private final ModeBindingDao modes;
     private final LockSchema schema;
     private final HousekeepingDao housekeeping;
+    private final MigrationLease migrationLease;
     private final Refusals refusals = new Refusals();
 
     public BizLockDao(
@@ -60,6 +61,7 @@ public final class BizLockDao {
         this.modes = new ModeBindingDao(db, dialect, this.table);
         this.schema = new LockSchema(db, dialect, this.table);
         this.housekeeping = new HousekeepingDao(db, transactionManager, dialect);
+        this.migrationLease = new MigrationLease(db, dialect, this.table);
     }
 
     public Dialect dialect() {
@@ -83,6 +85,11 @@ public final class BizLockDao {
     /** Whether the lock tables exist. */
     public LockSchema schema() {
         return schema;
+    }
+
+    /** The lease that lets one instance at a time, cluster-wide, migrate the lock tables. */
+    public MigrationLease migrationLease() {
+        return migrationLease;
     }
 
     /** The deletion of rows unused for longer than a retention, in every lock table. */
