@@ -20,6 +20,14 @@ public interface DatabaseServer {
         return List.of(jdbcUrl(database));
     }
 
+    /**
+     * A JDBC URL of one database that fails over between a cluster's nodes, {@code firstNode} (from 1) first; a single
+     * server's plain URL.
+     */
+    default String failoverJdbcUrl(String database, int firstNode) {
+        return jdbcUrl(database);
+    }
+
     String username();
 
     String password();

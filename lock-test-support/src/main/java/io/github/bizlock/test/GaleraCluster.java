@@ -80,22 +80,28 @@ final class GaleraCluster implements DatabaseServer {
                 + " to the script's path, or start the cluster with 'lock-test-support/galera/cluster.sh start'");
     }
 
-    private static void run(Path script, String command) {
+    /** Runs a command of the cluster script, e.g. {@code kill-node 3}; returns what it printed. */
+    static String run(String... command) {
+        return run(script(), command);
+    }
+
+    private static String run(Path script, String... command) {
+        List<String> line = new ArrayList<>(List.of("bash", script.toString()));
+        line.addAll(List.of(command));
         try {
-            Process process = new ProcessBuilder("bash", script.toString(), command)
-                    .redirectErrorStream(true)
-                    .start();
+            Process process = new ProcessBuilder(line).redirectErrorStream(true).start();
             process.getOutputStream().close();
             String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!process.waitFor(START_TIMEOUT_SECONDS, TimeUnit.SECONDS) || process.exitValue() != 0) {
-                throw new IllegalStateException(script + " " + command + " failed: " + output.trim());
+                throw new IllegalStateException(line + " failed: " + output.trim());
             }
             System.out.println("bizlock galera: " + output.trim());
+            return output;
         } catch (IOException ex) {
             throw new UncheckedIOException("Could not run " + script, ex);
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while running " + script + " " + command, ex);
+            throw new IllegalStateException("Interrupted while running " + line, ex);
         }
     }
 
@@ -107,6 +113,19 @@ final class GaleraCluster implements DatabaseServer {
     @Override
     public List<String> nodeJdbcUrls(String database) {
         return nodes.stream().map(node -> JdbcUrls.mysql(node, database, null)).toList();
+    }
+
+    /**
+     * A Connector/J failover URL over all nodes, {@code firstNode} first: connections go to that node while it answers,
+     * and to the next one that does when it is down. Writable after a failover ({@code failOverReadOnly=false}).
+     */
+    @Override
+    public String failoverJdbcUrl(String database, int firstNode) {
+        List<String> hosts = new ArrayList<>();
+        for (int i = 0; i < nodes.size(); i++) {
+            hosts.add(nodes.get((firstNode - 1 + i) % nodes.size()));
+        }
+        return JdbcUrls.mysql(String.join(",", hosts), database, "failOverReadOnly=false&connectTimeout=2000");
     }
 
     @Override

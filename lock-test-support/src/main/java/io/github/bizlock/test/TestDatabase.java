@@ -44,6 +44,11 @@ public final class TestDatabase implements AutoCloseable {
         return server.server().nodeJdbcUrls(name);
     }
 
+    /** A JDBC URL for this database that fails over between the cluster's nodes, {@code firstNode} (from 1) first. */
+    public String failoverJdbcUrl(int firstNode) {
+        return server.server().failoverJdbcUrl(name, firstNode);
+    }
+
     public String username() {
         return server.server().username();
     }

@@ -249,6 +249,20 @@ public final class LockJdbc {
         return isTransient(ex) || code == ER_WSREP_NOT_READY || code == ER_ERROR_DURING_COMMIT;
     }
 
+    /**
+     * Whether a statement failed because its connection did, before the server answered (SQL state class 08: the
+     * server died or the network dropped), as when a cluster node crashes under the pool's connections. A new
+     * connection, through a failover URL, reaches a live node.
+     */
+    public static boolean connectionFailed(DataAccessException ex) {
+        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql) {
+                return sql.getSQLState() != null && sql.getSQLState().startsWith("08");
+            }
+        }
+        return false;
+    }
+
     /** The server's error code in the first {@link SQLException} of the cause chain, or 0. */
     static int errorCode(Throwable ex) {
         for (Throwable cause = ex; cause != null; cause = cause.getCause()) {

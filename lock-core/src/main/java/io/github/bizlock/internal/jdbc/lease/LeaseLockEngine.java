@@ -7,6 +7,7 @@ import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LockJdbc;
 import io.github.bizlock.internal.jdbc.LockRow;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,7 +55,19 @@ public final class LeaseLockEngine implements LockEngine {
             throws InterruptedException {
         for (int attempt = 1; ; attempt++) {
             long sent = System.nanoTime();
-            OptionalLong token = dao.tryAcquire(key, owner, lease, tokens);
+            OptionalLong token;
+            try {
+                token = dao.tryAcquire(key, owner, lease, tokens);
+            } catch (DataAccessException ex) {
+                // The connection failed under the statement, e.g. its cluster node crashed: try again on a new
+                // connection (a failover URL reaches a live node) while the wait lasts. Safe even if the write did
+                // commit before the connection dropped: the row then names this owner, no one else can take it, and
+                // with nothing here renewing it, it frees when its lease ends.
+                if (!LockJdbc.connectionFailed(ex) || deadlineNanos - System.nanoTime() <= 0) {
+                    throw ex;
+                }
+                token = OptionalLong.empty();
+            }
             if (token.isPresent()) {
                 return new LeaseGrant(key, owner, token.getAsLong(), tokens, lease, sent);
             }
