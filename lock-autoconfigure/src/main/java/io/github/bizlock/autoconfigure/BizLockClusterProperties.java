@@ -5,8 +5,8 @@ public class BizLockClusterProperties {
 
     /**
      * Whether every instance sends all its lock traffic to one node of a multi-writer cluster (Galera, Percona XtraDB
-     * Cluster, multi-primary Group Replication), which lets ROW and NAMED locks run there; when false they are refused
-     * on such a cluster, since they lock one node only. LEASE is exact on a cluster either way.
+     * Cluster, multi-primary Group Replication), which lets ROW and NAMED locks, refused there otherwise since they lock
+     * one node only, run on it.
      */
     private boolean singleWriter = false;
 
