@@ -104,9 +104,20 @@ public final class BizLockDao {
      * @return the highest reserved token (the one written in the row), or empty if another owner holds the lock
      */
     public OptionalLong tryAcquire(LockKey key, String owner, Duration lease, int tokens) {
+        return tryAcquire(key, owner, lease, tokens, false);
+    }
+
+    /**
+     * {@link #tryAcquire(LockKey, String, Duration, int)}, optionally also taking the lock over from this same owner:
+     * for an attempt after one whose connection failed under it, which may have taken the lock without an answer.
+     *
+     * @param reclaimOwn whether a row held by {@code owner} counts as free; only when this process holds no grant of
+     *     the lock
+     */
+    public OptionalLong tryAcquire(LockKey key, String owner, Duration lease, int tokens, boolean reclaimOwn) {
         TokenIssuer.requirePositive(tokens);
         try {
-            return acquire(key, owner, lease, tokens);
+            return acquire(key, owner, lease, tokens, reclaimOwn);
         } catch (DataAccessException ex) {
             // On a cluster a conflicting write elsewhere rolls the attempt back (certification failure, 1213), and a
             // node leaving or rejoining the cluster refuses writes (1047, 1180): the lock is not taken, and a later
@@ -119,12 +130,14 @@ public final class BizLockDao {
         }
     }
 
-    private OptionalLong acquire(LockKey key, String owner, Duration lease, int tokens) {
+    private OptionalLong acquire(LockKey key, String owner, Duration lease, int tokens, boolean reclaimOwn) {
         long leaseMicros = micros(lease);
         // Two transactions, never one: an update that finds no row leaves a gap lock, and an insert into that gap in
         // the same transaction deadlocks with every other first-time acquirer of the key.
-        OptionalLong token =
-                db.updateReturningToken(sql.acquireExisting(), owner, tokens, leaseMicros, key.name(), key.key());
+        OptionalLong token = reclaimOwn
+                ? db.updateReturningToken(
+                        sql.acquireExistingOrOwn(), owner, tokens, leaseMicros, key.name(), key.key(), owner)
+                : db.updateReturningToken(sql.acquireExisting(), owner, tokens, leaseMicros, key.name(), key.key());
         if (token.isPresent()) {
             return token;
         }

@@ -30,18 +30,33 @@ final class LeaseSql {
      * reserved; sets the new token as the generated key. Parameters owner, tokens, lease (µs), type, id.
      */
     String acquireExisting() {
-        return dialect.render("""
-                UPDATE ${table}
-                   SET owner_id      = ?,
-                       fencing_token = LAST_INSERT_ID(fencing_token + ?),
-                       acquired_at   = UTC_TIMESTAMP(6),
-                       modified_at   = UTC_TIMESTAMP(6),
-                       expire_at     = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
-                 WHERE biz_type = ?
-                   AND biz_id = ?
-                   AND (owner_id IS NULL OR expire_at <= UTC_TIMESTAMP(6))
-                """);
+        return dialect.render(ACQUIRE_EXISTING.formatted("owner_id IS NULL OR expire_at <= UTC_TIMESTAMP(6)"));
     }
+
+    /**
+     * {@link #acquireExisting()}, also taking the row over from this same owner, with a new token; parameters as
+     * there, then the owner again. Only for an attempt after one whose connection failed under it: that attempt may
+     * have committed with no answer, and its row, naming this owner, would otherwise stay taken for a whole lease
+     * with nobody holding it. The caller holds no grant of the lock then (one thread per process acquires a key, and
+     * only while the process holds none), and a late release of an earlier grant names an older token, so it cannot
+     * free the new one.
+     */
+    String acquireExistingOrOwn() {
+        return dialect.render(
+                ACQUIRE_EXISTING.formatted("owner_id IS NULL OR expire_at <= UTC_TIMESTAMP(6) OR owner_id = ?"));
+    }
+
+    private static final String ACQUIRE_EXISTING = """
+            UPDATE ${table}
+               SET owner_id      = ?,
+                   fencing_token = LAST_INSERT_ID(fencing_token + ?),
+                   acquired_at   = UTC_TIMESTAMP(6),
+                   modified_at   = UTC_TIMESTAMP(6),
+                   expire_at     = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
+             WHERE biz_type = ?
+               AND biz_id = ?
+               AND (%s)
+            """;
 
     /**
      * Creates the lock's row, held, with a token above every purged one (by the number of tokens reserved). The

@@ -53,19 +53,21 @@ public final class LeaseLockEngine implements LockEngine {
     @Override
     public @Nullable Grant acquire(LockKey key, Duration lease, int tokens, long deadlineNanos)
             throws InterruptedException {
+        boolean connectionFailed = false;
         for (int attempt = 1; ; attempt++) {
             long sent = System.nanoTime();
             OptionalLong token;
             try {
-                token = dao.tryAcquire(key, owner, lease, tokens);
+                token = dao.tryAcquire(key, owner, lease, tokens, connectionFailed);
             } catch (DataAccessException ex) {
                 // The connection failed under the statement, e.g. its cluster node crashed: try again on a new
-                // connection (a failover URL reaches a live node) while the wait lasts. Safe even if the write did
-                // commit before the connection dropped: the row then names this owner, no one else can take it, and
-                // with nothing here renewing it, it frees when its lease ends.
+                // connection (a failover URL reaches a live node) while the wait lasts. The failed write may have
+                // committed with no answer, leaving the row naming this owner with nobody holding it: the next
+                // attempts take such a row over too, with a new token, rather than wait out its lease.
                 if (!LockJdbc.connectionFailed(ex) || deadlineNanos - System.nanoTime() <= 0) {
                     throw ex;
                 }
+                connectionFailed = true;
                 token = OptionalLong.empty();
             }
             if (token.isPresent()) {
