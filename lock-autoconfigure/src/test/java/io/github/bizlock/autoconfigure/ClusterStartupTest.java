@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -31,6 +32,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(TestDatabaseExtension.class)
 @EnabledIf("onCluster")
+// A child JVM that stops answering must fail the run, not hang CI: the test thread blocks reading its output.
+@Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ClusterStartupTest {
 
     private static final int ROUNDS = 10;

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -25,6 +26,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(TestDatabaseExtension.class)
 @EnabledIf("onCluster")
+// A child JVM that stops answering must fail the run, not hang CI: the test thread blocks reading its output.
+@Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ClusterExclusionTest {
 
     private static final int THREADS = 8;
