@@ -27,7 +27,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * One instance of {@link ClusterNodeCrashTest}: the exclusion fuzz on LEASE locks, for a time rather than a count,
  * through a failover URL, so that it goes on while a node of the cluster is killed. The section's own statements are
  * retried while the cluster stalls or the connection fails over (they are idempotent); the lock is always unlocked.
- * Arguments: URL, user, password, lock name, threads, seconds, keys, process name, URL of the counter's node. Prints {@code READY}, waits for
+ * Arguments: URL, user, password, lock name, threads, seconds, keys, process name, URL for the counter. Prints {@code READY}, waits for
  * {@code GO}, then prints {@code LOG key value token holder acquiredMillis releasedMillis} per section and
  * {@code DONE overlaps failures deferredReleases}.
  */
@@ -52,15 +52,15 @@ public final class ClusterCrashWorker {
         AtomicInteger overlaps = new AtomicInteger();
         AtomicInteger failures = new AtomicInteger();
         AtomicInteger deferred = new AtomicInteger();
-        // The protected data (the counter) lives behind node 1, which is never killed, through a pool of its own with
-        // causal reads: the test checks bizlock's exclusion, so the counter must not add staleness of its own. Through
-        // the failover URL, reads on node 3 just after it rejoined missed a write committed a few ms before, even with
-        // wsrep_sync_wait=3, and showed as lost updates with the lock passed on correctly (in order, same JVM).
+        // The protected data (the counter) goes through a pool of its own whose URL makes every session wait for the
+        // cluster (sessionVariables=wsrep_sync_wait=3), as an application on Galera should for data it reads under a
+        // lock. A pool's connectionInitSql is not enough: a Connector/J failover connection falls back to its first
+        // host by opening a new session of its own, without it, and reads there missed the previous holder's write
+        // (seen as lost updates, with the lock passed on correctly). bizlock's own statements need neither.
         HikariConfig workload = new HikariConfig();
         config.copyStateTo(workload);
         workload.setJdbcUrl(args[8]);
         workload.setPoolName("workload");
-        workload.setConnectionInitSql("SET SESSION wsrep_sync_wait = 3");
         try (HikariDataSource dataSource = new HikariDataSource(config);
                 HikariDataSource workloadDataSource = new HikariDataSource(workload);
                 LockManager manager = ContractManagers.builder(LockMode.LEASE, dataSource, InstanceId.generate())

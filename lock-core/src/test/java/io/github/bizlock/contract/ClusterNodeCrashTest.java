@@ -209,7 +209,7 @@ class ClusterNodeCrashTest {
                     String.valueOf(SECONDS),
                     String.valueOf(KEYS),
                     name,
-                    database.nodeJdbcUrls().get(0));
+                    url + "&sessionVariables=wsrep_sync_wait=3");
             Process process =
                     new ProcessBuilder(command).redirectErrorStream(true).start();
             return new Worker(
