@@ -88,7 +88,7 @@ public final class BizLockAutoConfiguration {
         // DataSource, whatever transaction manager (JPA, JTA, several) the application uses.
         Dialect dialect;
         try {
-            dialect = Dialects.detect(dataSource, table);
+            dialect = Dialects.detect(dataSource, table, properties.getCluster().isSingleWriter());
         } catch (DataAccessResourceFailureException ex) {
             // The first connection bizlock makes: a database that does not answer is reported here, at start-up.
             throw LockDatabaseUnreachableException.of(dataSource, ex);

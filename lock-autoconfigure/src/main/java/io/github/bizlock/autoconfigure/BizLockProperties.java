@@ -82,6 +82,9 @@ public class BizLockProperties {
     @NestedConfigurationProperty
     private final BizLockHousekeepingProperties housekeeping = new BizLockHousekeepingProperties();
 
+    @NestedConfigurationProperty
+    private final BizLockClusterProperties cluster = new BizLockClusterProperties();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -248,6 +251,10 @@ public class BizLockProperties {
 
     public BizLockMigrationProperties getMigration() {
         return migration;
+    }
+
+    public BizLockClusterProperties getCluster() {
+        return cluster;
     }
 
     public BizLockHousekeepingProperties getHousekeeping() {

@@ -4,6 +4,7 @@ import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.LockSchema;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -45,6 +46,12 @@ public class BizLockSchemaInitializer implements InitializingBean {
         this.migrate = migrate;
     }
 
+    /** How long an instance waits for another one's migration of the lock tables before it fails to start. */
+    static final Duration MIGRATION_WAIT = Duration.ofMinutes(5);
+
+    /** Attempts at a migration that the server rolled back for a conflict (1213 / SQL state 40001). */
+    private static final int MIGRATION_ATTEMPTS = 3;
+
     /** The Flyway history table of bizlock's migrations for a lock table. */
     public static String historyTable(String table) {
         return TableName.validate(table) + "_migrations";
@@ -76,7 +83,10 @@ public class BizLockSchemaInitializer implements InitializingBean {
                 .load();
         MigrateResult result;
         try {
-            result = flyway.migrate();
+            // Flyway's own lock is GET_LOCK, which on a Galera cluster locks one node only: instances starting
+            // together on different nodes would run the same migrations at once and fail. The migration lease
+            // excludes them cluster-wide.
+            result = dao.migrationLease().runExclusively(MIGRATION_WAIT, () -> migrate(flyway));
         } catch (RuntimeException ex) {
             // Caught as RuntimeException, not FlywayException: this class must load without Flyway on the classpath.
             SQLException denied = deniedBy(ex);
@@ -116,5 +126,34 @@ public class BizLockSchemaInitializer implements InitializingBean {
                 String.valueOf(new JdbcTemplate(dataSource).queryForObject("SELECT CURRENT_USER()", String.class));
         int at = user.lastIndexOf('@');
         return at < 0 ? "'" + user + "'" : "'" + user.substring(0, at) + "'@'" + user.substring(at + 1) + "'";
+    }
+
+    /**
+     * Runs the migrations, again when the server rolled them back for a conflict: a cluster node aborts a transaction
+     * that another node's write conflicts with (certification failure, 1213), even under the migration lease, e.g. for
+     * an application's own statement on the same tables. Flyway applies each migration in a transaction of its own and
+     * records it, so a new attempt carries on after the last one applied.
+     */
+    private static MigrateResult migrate(Flyway flyway) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return flyway.migrate();
+            } catch (RuntimeException ex) {
+                if (attempt >= MIGRATION_ATTEMPTS || !rolledBackForConflict(ex)) {
+                    throw ex;
+                }
+                log.warn("bizlock's migration was rolled back for a conflict ({}); trying again", ex.getMessage());
+            }
+        }
+    }
+
+    private static boolean rolledBackForConflict(Throwable ex) {
+        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql
+                    && (sql.getErrorCode() == 1213 || "40001".equals(sql.getSQLState()))) {
+                return true;
+            }
+        }
+        return false;
     }
 }

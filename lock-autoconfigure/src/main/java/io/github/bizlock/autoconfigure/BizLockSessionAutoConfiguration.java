@@ -4,6 +4,7 @@ import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
 import io.github.bizlock.internal.jdbc.named.NamedLockEngine;
 import io.github.bizlock.internal.jdbc.row.RowLockEngine;
+import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -59,16 +60,52 @@ public final class BizLockSessionAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     NamedLockEngine namedLockEngine(
-            BizLockDao dao, LeaseLockEngine lease, SessionConnections connections, BizLockSessionProperties session) {
-        return new NamedLockEngine(
-                dao, connections.dataSource(), session.getMaxConnections(), lease.owner(), session.getHeartbeat());
+            BizLockDao dao,
+            LeaseLockEngine lease,
+            SessionConnections connections,
+            BizLockSessionProperties session,
+            BizLockProperties properties) {
+        return requireAllowedAsDefault(
+                new NamedLockEngine(
+                        dao,
+                        connections.dataSource(),
+                        session.getMaxConnections(),
+                        lease.owner(),
+                        session.getHeartbeat()),
+                properties);
     }
 
     @Bean
     @ConditionalOnMissingBean
     RowLockEngine rowLockEngine(
-            BizLockDao dao, LeaseLockEngine lease, SessionConnections connections, BizLockSessionProperties session) {
-        return new RowLockEngine(
-                dao, connections.dataSource(), session.getMaxConnections(), lease.owner(), session.getHeartbeat());
+            BizLockDao dao,
+            LeaseLockEngine lease,
+            SessionConnections connections,
+            BizLockSessionProperties session,
+            BizLockProperties properties) {
+        return requireAllowedAsDefault(
+                new RowLockEngine(
+                        dao,
+                        connections.dataSource(),
+                        session.getMaxConnections(),
+                        lease.owner(),
+                        session.getHeartbeat()),
+                properties);
+    }
+
+    /**
+     * On a multi-writer cluster a ROW or NAMED engine refuses every lock; when its mode is the default one
+     * ({@code bizlock.mode}), the application fails to start instead of failing at its first lock.
+     */
+    private static <E extends SessionLockEngine> E requireAllowedAsDefault(E engine, BizLockProperties properties) {
+        if (properties.getMode() == engine.mode()) {
+            try {
+                engine.requireAllowedHere();
+            } catch (IllegalStateException ex) {
+                engine.close();
+                throw ex;
+            }
+        }
+        return engine;
     }
 }

@@ -19,6 +19,7 @@ class ConfigurationMetadataTest {
             "bizlock.advisor-order",
             "bizlock.backoff.initial",
             "bizlock.backoff.max",
+            "bizlock.cluster.single-writer",
             "bizlock.datasource",
             "bizlock.enabled",
             "bizlock.endpoint.force-release.enabled",

@@ -88,6 +88,7 @@ public final class LockService implements AutoCloseable {
         private @Nullable DataSource sessionDataSource;
         private int maxSessions = 10;
         private Duration sessionHeartbeat = SessionLockEngine.DEFAULT_HEARTBEAT;
+        private boolean singleWriter;
         private boolean housekeeping = true;
         private Duration housekeepingInterval = Duration.ofMinutes(10);
         private Duration housekeepingRetention = Duration.ofHours(1);
@@ -189,6 +190,16 @@ public final class LockService implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Declares that every instance sends all its lock traffic to one node of a multi-writer cluster (Galera,
+         * multi-primary Group Replication), which lets ROW and NAMED locks run there (default false: they are refused
+         * on such a cluster, since they lock one node only). LEASE is exact on a cluster either way.
+         */
+        public Builder singleWriter(boolean singleWriter) {
+            this.singleWriter = singleWriter;
+            return this;
+        }
+
         /** Whether to delete rows of locks free or expired for longer than the retention (default true). */
         public Builder housekeeping(boolean housekeeping) {
             this.housekeeping = housekeeping;
@@ -218,8 +229,10 @@ public final class LockService implements AutoCloseable {
         /**
          * Checks the server and the lock tables, then starts the service.
          *
-         * @throws IllegalStateException if the server is not MySQL 8.0+ or MariaDB 10.6+, if a lock table is missing
-         *     (the message holds the DDL to run), or if the default mode needs a session DataSource that was not given
+         * @throws IllegalStateException if the server is not MySQL 8.0+ or MariaDB 10.6+, if it takes no writes (a
+         *     replica), if a lock table is missing (the message holds the DDL to run), if the default mode needs a
+         *     session DataSource that was not given, or is ROW or NAMED on a multi-writer cluster not declared
+         *     {@link #singleWriter single-writer}
          */
         public LockService build() {
             if (defaultMode != LockMode.LEASE && sessionDataSource == null) {
@@ -230,7 +243,7 @@ public final class LockService implements AutoCloseable {
             BizLockDao dao = new BizLockDao(
                     dataSource,
                     new DataSourceTransactionManager(dataSource),
-                    Dialects.detect(dataSource, tableName),
+                    Dialects.detect(dataSource, tableName, singleWriter),
                     tableName);
             requireTables(dao);
             LockManager.Builder locks = LockManager.builder(owner)
@@ -240,8 +253,16 @@ public final class LockService implements AutoCloseable {
                     .localHandoffs(localHandoffs)
                     .engine(new LeaseLockEngine(dao, owner, backoff));
             if (sessionDataSource != null) {
-                locks.engine(new RowLockEngine(dao, sessionDataSource, maxSessions, owner, sessionHeartbeat))
-                        .engine(new NamedLockEngine(dao, sessionDataSource, maxSessions, owner, sessionHeartbeat));
+                RowLockEngine row = new RowLockEngine(dao, sessionDataSource, maxSessions, owner, sessionHeartbeat);
+                NamedLockEngine named =
+                        new NamedLockEngine(dao, sessionDataSource, maxSessions, owner, sessionHeartbeat);
+                // A default mode that cannot be trusted on this server fails the start, not the first lock.
+                if (defaultMode == LockMode.ROW) {
+                    row.requireAllowedHere();
+                } else if (defaultMode == LockMode.NAMED) {
+                    named.requireAllowedHere();
+                }
+                locks.engine(row).engine(named);
             }
             LockManager manager = locks.build();
             try {

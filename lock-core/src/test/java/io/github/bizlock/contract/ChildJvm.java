@@ -37,8 +37,17 @@ public final class ChildJvm implements AutoCloseable {
         pump.start();
     }
 
-    /** Starts {@link LockWorker} with the database's connection settings, then the worker's own arguments. */
+    /**
+     * Starts {@link LockWorker} with the database's connection settings, then the worker's own arguments. On a cluster
+     * the worker connects to node 2, so that two processes contend through different nodes.
+     */
     public static ChildJvm start(TestDatabase database, List<String> jvmOptions, String... workerArgs) {
+        List<String> nodes = database.nodeJdbcUrls();
+        return start(database, nodes.get(1 % nodes.size()), jvmOptions, workerArgs);
+    }
+
+    /** Starts {@link LockWorker} connected to the database through {@code jdbcUrl} (e.g. one node of a cluster). */
+    public static ChildJvm start(TestDatabase database, String jdbcUrl, List<String> jvmOptions, String... workerArgs) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
@@ -46,7 +55,7 @@ public final class ChildJvm implements AutoCloseable {
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(LockWorker.class.getName());
-        command.add(database.jdbcUrl());
+        command.add(jdbcUrl);
         command.add(database.username());
         command.add(database.password());
         command.addAll(List.of(workerArgs));

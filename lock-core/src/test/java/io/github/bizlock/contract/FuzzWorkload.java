@@ -4,6 +4,8 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.lock.LockManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -18,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -52,8 +55,10 @@ final class FuzzWorkload {
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
         // MEMORY: the counter needs no durability, and an InnoDB commit per statement would make the lock's own
         // commits a small part of the run. Statements are still atomic one by one, so read-sleep-write races as usual.
+        // Galera replicates InnoDB tables only, and the processes of a cluster run write through different nodes.
+        String engine = galera(jdbc) ? "InnoDB" : "MEMORY";
         jdbc.execute("CREATE TABLE IF NOT EXISTS fuzz_counter ("
-                + " k VARCHAR(32) PRIMARY KEY, n INT NOT NULL, holder VARCHAR(128) NULL) ENGINE = MEMORY");
+                + " k VARCHAR(32) PRIMARY KEY, n INT NOT NULL, holder VARCHAR(128) NULL) ENGINE = " + engine);
         jdbc.update("DELETE FROM fuzz_counter");
         for (int i = 0; i < keys; i++) {
             jdbc.update("INSERT INTO fuzz_counter (k, n) VALUES (?, 0)", "k" + i);
@@ -159,8 +164,24 @@ final class FuzzWorkload {
      */
     static Verdict verify(DataSource dataSource, List<Entry> log) {
         Map<String, Integer> counters = new HashMap<>();
-        new JdbcTemplate(dataSource).query("SELECT k, n FROM fuzz_counter", rs -> {
-            counters.put(rs.getString(1), rs.getInt(2));
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        // On Galera, the other processes' last writes may not be applied on this node yet: wait until they are.
+        boolean galera = galera(jdbc);
+        jdbc.execute((ConnectionCallback<Void>) connection -> {
+            try (Statement statement = connection.createStatement()) {
+                if (galera) {
+                    statement.execute("SET SESSION wsrep_sync_wait = 1");
+                }
+                try (ResultSet rs = statement.executeQuery("SELECT k, n FROM fuzz_counter")) {
+                    while (rs.next()) {
+                        counters.put(rs.getString(1), rs.getInt(2));
+                    }
+                }
+                if (galera) {
+                    statement.execute("SET SESSION wsrep_sync_wait = DEFAULT");
+                }
+            }
+            return null;
         });
         Map<String, List<Entry>> byKey = new HashMap<>();
         for (Entry entry : log) {
@@ -202,6 +223,13 @@ final class FuzzWorkload {
             }
         }
         return new Verdict(log.size(), lost, inversions, handOffs, counters, problems);
+    }
+
+    /** Whether the server is a node of a Galera cluster (MySQL has no {@code wsrep_on}; MariaDB says OFF). */
+    static boolean galera(JdbcTemplate jdbc) {
+        return jdbc.query(
+                "SHOW GLOBAL VARIABLES LIKE 'wsrep_on'",
+                rs -> rs.next() && rs.getString(2).equals("ON"));
     }
 
     private static String process(Entry entry) {

@@ -18,8 +18,9 @@ import java.util.Optional;
  * then a command:
  *
  * <ul>
- *   <li>{@code fuzz MODE LOCK_NAME THREADS ITERATIONS KEYS MAX_SLEEP_NANOS}: prints {@code READY}, waits for {@code GO}
- *       on stdin, runs {@link FuzzWorkload}, prints its log as {@code LOG} lines and {@code DONE overlaps failures}.
+ *   <li>{@code fuzz MODE LOCK_NAME THREADS ITERATIONS KEYS MAX_SLEEP_NANOS [PROCESS]}: prints {@code READY}, waits for
+ *       {@code GO} on stdin, runs {@link FuzzWorkload} (its holders named after PROCESS, by default {@code child}),
+ *       prints its log as {@code LOG} lines and {@code DONE overlaps failures}.
  *   <li>{@code hold MODE LOCK_NAME KEY WATCHDOG_LEASE_MILLIS}: acquires the lock (renewed by the watchdog), prints
  *       {@code ACQUIRED token}, and keeps it until killed.
  *   <li>{@code hold-fixed MODE LOCK_NAME KEY LEASE_MILLIS}: the same with a fixed lease.
@@ -55,6 +56,7 @@ public final class LockWorker {
         int iterations = Integer.parseInt(args[7]);
         int keys = Integer.parseInt(args[8]);
         long maxSleepNanos = Long.parseLong(args[9]);
+        String process = args.length > 10 ? args[10] : "child";
         try (LockManager manager = ContractManagers.builder(mode, dataSource, InstanceId.generate())
                 .build()) {
             // Warm the pool so both processes start at full speed.
@@ -66,7 +68,7 @@ public final class LockWorker {
                 throw new IllegalStateException("Expected GO, got " + go);
             }
             FuzzWorkload.Result result = FuzzWorkload.run(
-                    manager, mode, dataSource, "child", lockName, threads, iterations, keys, maxSleepNanos);
+                    manager, mode, dataSource, process, lockName, threads, iterations, keys, maxSleepNanos);
             StringBuilder out = new StringBuilder();
             for (FuzzWorkload.Entry entry : result.log()) {
                 out.append(entry.toLine()).append('\n');

@@ -2,6 +2,7 @@ package io.github.bizlock.test;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import java.util.List;
 import javax.sql.DataSource;
 
 /** One empty database made for one test class, with a pooled {@link DataSource}; closing it drops the database. */
@@ -36,6 +37,16 @@ public final class TestDatabase implements AutoCloseable {
     /** A JDBC URL for this database, e.g. to hand to a child JVM. */
     public String jdbcUrl() {
         return server.server().jdbcUrl(name);
+    }
+
+    /** A JDBC URL for this database on each node of the cluster, node 1 first; one URL on a single server. */
+    public List<String> nodeJdbcUrls() {
+        return server.server().nodeJdbcUrls(name);
+    }
+
+    /** A JDBC URL for this database that fails over between the cluster's nodes, {@code firstNode} (from 1) first. */
+    public String failoverJdbcUrl(int firstNode) {
+        return server.server().failoverJdbcUrl(name, firstNode);
     }
 
     public String username() {

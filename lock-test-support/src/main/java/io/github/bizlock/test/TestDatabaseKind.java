@@ -14,7 +14,13 @@ public enum TestDatabaseKind {
     MARIADB,
 
     /** MySQL 8.4 in a container started by Testcontainers; needs a Docker engine. */
-    TESTCONTAINERS;
+    TESTCONTAINERS,
+
+    /**
+     * A 3-node MariaDB Galera cluster on 127.0.0.1 (ports 4311-4313), reused when it answers, otherwise started from
+     * {@code lock-test-support/galera/cluster.sh}.
+     */
+    GALERA;
 
     public static final String ENVIRONMENT_VARIABLE = "BIZLOCK_TEST_DB";
 

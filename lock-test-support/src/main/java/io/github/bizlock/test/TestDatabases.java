@@ -12,7 +12,7 @@ import java.util.UUID;
  * The one test server of this JVM and fresh databases on it.
  *
  * <p>The server is chosen by {@code BIZLOCK_TEST_DB}: {@code mysql} (embedded MySQL 8.0), {@code mariadb} (the server at
- * {@code BIZLOCK_TEST_JDBC_URL}), {@code testcontainers} (MySQL 8.4), or unset (Testcontainers when a Docker engine
+ * {@code BIZLOCK_TEST_JDBC_URL}), {@code testcontainers} (MySQL 8.4), {@code galera} (a 3-node MariaDB Galera cluster), or unset (Testcontainers when a Docker engine
  * answers, embedded MySQL otherwise). It is started on first use and announced once on standard output.
  */
 public final class TestDatabases {
@@ -64,6 +64,7 @@ public final class TestDatabases {
             case MYSQL -> EmbeddedMySqlServer.start();
             case MARIADB -> ExternalServer.fromEnvironment();
             case TESTCONTAINERS -> ContainerMySqlServer.start();
+            case GALERA -> GaleraCluster.startOrReuse();
         };
     }
 
@@ -92,6 +93,11 @@ public final class TestDatabases {
 
         public boolean isMariaDb() {
             return product.equals("MariaDB");
+        }
+
+        /** Whether the tests run on a cluster of several nodes that all accept writes (Galera). */
+        public boolean isCluster() {
+            return server.nodeJdbcUrls("").size() > 1;
         }
 
         @Override

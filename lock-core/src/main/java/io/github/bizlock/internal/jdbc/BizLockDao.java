@@ -18,8 +18,12 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
@@ -45,10 +49,13 @@ public final class BizLockDao {
     private final ModeBindingDao modes;
     private final LockSchema schema;
     private final HousekeepingDao housekeeping;
+    private final MigrationLease migrationLease;
+    private final Refusals refusals = new Refusals();
 
     public BizLockDao(
             DataSource dataSource, PlatformTransactionManager transactionManager, Dialect dialect, String table) {
         this.table = TableName.validate(table);
+        dialect.topology().requireWritable();
         this.db = new LockJdbc(dataSource, this.table);
         this.jdbc = db.jdbc();
         this.dialect = dialect;
@@ -57,6 +64,7 @@ public final class BizLockDao {
         this.modes = new ModeBindingDao(db, dialect, this.table);
         this.schema = new LockSchema(db, dialect, this.table);
         this.housekeeping = new HousekeepingDao(db, transactionManager, dialect);
+        this.migrationLease = new MigrationLease(db, dialect, this.table);
     }
 
     public Dialect dialect() {
@@ -82,6 +90,11 @@ public final class BizLockDao {
         return schema;
     }
 
+    /** The lease that lets one instance at a time, cluster-wide, migrate the lock tables. */
+    public MigrationLease migrationLease() {
+        return migrationLease;
+    }
+
     /** The deletion of rows unused for longer than a retention, in every lock table. */
     public HousekeepingDao housekeeping() {
         return housekeeping;
@@ -96,12 +109,51 @@ public final class BizLockDao {
      * @throws DataAccessException if the database did not answer by the deadline, or failed
      */
     public OptionalLong tryAcquire(LockKey key, String owner, Duration lease, int tokens, long deadlineNanos) {
+        return tryAcquire(key, owner, lease, tokens, false, deadlineNanos);
+    }
+
+    /**
+     * {@link #tryAcquire(LockKey, String, Duration, int, long)}, optionally also taking the lock over from this same
+     * owner: for an attempt after one whose connection failed under it, which may have taken the lock without an
+     * answer.
+     *
+     * @param reclaimOwn whether a row held by {@code owner} counts as free; only when this process holds no grant of
+     *     the lock
+     */
+    public OptionalLong tryAcquire(
+            LockKey key, String owner, Duration lease, int tokens, boolean reclaimOwn, long deadlineNanos) {
         TokenIssuer.requirePositive(tokens);
+        try {
+            return acquire(key, owner, lease, tokens, reclaimOwn, deadlineNanos);
+        } catch (DataAccessException ex) {
+            // On a cluster a conflicting write elsewhere rolls the attempt back (certification failure, 1213), and a
+            // node leaving or rejoining the cluster refuses writes (1047, 1180): the lock is not taken, and a later
+            // attempt may get it. Nothing was written, so it is "not acquired yet", never an error.
+            if (!LockJdbc.refusedForNow(ex)) {
+                throw ex;
+            }
+            refusals.report(ex);
+            return OptionalLong.empty();
+        }
+    }
+
+    private OptionalLong acquire(
+            LockKey key, String owner, Duration lease, int tokens, boolean reclaimOwn, long deadlineNanos) {
         long leaseMicros = micros(lease);
         // Two transactions, never one: an update that finds no row leaves a gap lock, and an insert into that gap in
         // the same transaction deadlocks with every other first-time acquirer of the key.
-        OptionalLong token = db.updateReturningToken(
-                deadlineNanos, sql.acquireExisting(), owner, tokens, leaseMicros, key.name(), key.key());
+        OptionalLong token = reclaimOwn
+                ? db.updateReturningToken(
+                        deadlineNanos,
+                        sql.acquireExistingOrOwn(),
+                        owner,
+                        tokens,
+                        leaseMicros,
+                        key.name(),
+                        key.key(),
+                        owner)
+                : db.updateReturningToken(
+                        deadlineNanos, sql.acquireExisting(), owner, tokens, leaseMicros, key.name(), key.key());
         if (token.isPresent()) {
             return token;
         }
@@ -138,7 +190,8 @@ public final class BizLockDao {
             return Set.of();
         }
         List<Object> queryParams = params.subList(1, params.size());
-        Set<HeldToken> held = new HashSet<>(jdbc.query(
+        Set<HeldToken> held = new HashSet<>(db.queryCausal(
+                galera(),
                 sql.stillHeld(locks.size()),
                 (rs, row) -> new HeldToken(new LockKey(text(rs, 1), text(rs, 2)), rs.getLong(3)),
                 queryParams.toArray()));
@@ -188,8 +241,12 @@ public final class BizLockDao {
     }
 
     public Optional<LockRow> find(LockKey key) {
-        return db.guarded(() -> jdbc.query(sql.find(), LOCK_ROW, bytes(key.name()), bytes(key.key())).stream()
-                .findFirst());
+        return db.queryCausal(galera(), sql.find(), LOCK_ROW, bytes(key.name()), bytes(key.key())).stream()
+                .findFirst();
+    }
+
+    private boolean galera() {
+        return dialect.topology().galera();
     }
 
     /** Locks held now, by the database's clock, oldest first. */
@@ -200,6 +257,32 @@ public final class BizLockDao {
     /** The database's current UTC time. */
     public LocalDateTime databaseTime() {
         return db.guarded(() -> jdbc.queryForObject(sql.currentTime(), LocalDateTime.class));
+    }
+
+    /** Logs acquisitions the database refused for now, at most once every 10 s, so a node out of its cluster shows. */
+    private static final class Refusals {
+
+        private static final Logger log = LoggerFactory.getLogger(BizLockDao.class);
+        private static final long EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+        private final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - EVERY_NANOS);
+        private final AtomicLong since = new AtomicLong();
+
+        void report(DataAccessException ex) {
+            long count = since.incrementAndGet();
+            long last = lastLogged.get();
+            long now = System.nanoTime();
+            if (now - last >= EVERY_NANOS && lastLogged.compareAndSet(last, now)) {
+                since.addAndGet(-count);
+                log.warn(
+                        "bizlock: the database refused {} lock acquisition(s) for now and they will be tried again;"
+                                + " the last: {} (1213 is a write conflict with another node or session; 1047 and 1180"
+                                + " mean the node is not part of the cluster's primary component: check the node, or use"
+                                + " a JDBC URL that fails over to another)",
+                        count,
+                        ex.getMostSpecificCause().getMessage());
+            }
+        }
     }
 
     /** A lock and the token it was acquired with. */

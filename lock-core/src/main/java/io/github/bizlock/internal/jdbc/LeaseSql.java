@@ -10,6 +10,12 @@ import java.util.Collections;
  * session time zone. Lease lengths are bound in microseconds. {@code LAST_INSERT_ID(expr)} hands the new fencing
  * token back in the statement's OK packet, read through {@code getGeneratedKeys()}, so acquiring costs one round
  * trip and its outcome cannot be misread from an affected-rows count.
+ *
+ * <p>On a multi-writer cluster the acquiring statements need nothing more: a node that has not yet applied another
+ * node's write can only decide on an old row, and certification rolls such a write back (error 1213, or a silent retry
+ * with {@code wsrep_retry_autocommit}). Statements that decide from the row whether this owner still holds the lock
+ * are causal: renew and release are rendered so ({@link Dialect#renderCausal}), and the DAO runs the reads with
+ * {@code wsrep_sync_wait} ({@link LockJdbc#queryCausal}), so none acts on a row the lock has already left.
  */
 final class LeaseSql {
 
@@ -24,18 +30,33 @@ final class LeaseSql {
      * reserved; sets the new token as the generated key. Parameters owner, tokens, lease (µs), type, id.
      */
     String acquireExisting() {
-        return dialect.render("""
-                UPDATE ${table}
-                   SET owner_id      = ?,
-                       fencing_token = LAST_INSERT_ID(fencing_token + ?),
-                       acquired_at   = UTC_TIMESTAMP(6),
-                       modified_at   = UTC_TIMESTAMP(6),
-                       expire_at     = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
-                 WHERE biz_type = ?
-                   AND biz_id = ?
-                   AND (owner_id IS NULL OR expire_at <= UTC_TIMESTAMP(6))
-                """);
+        return dialect.render(ACQUIRE_EXISTING.formatted("owner_id IS NULL OR expire_at <= UTC_TIMESTAMP(6)"));
     }
+
+    /**
+     * {@link #acquireExisting()}, also taking the row over from this same owner, with a new token; parameters as
+     * there, then the owner again. Only for an attempt after one whose connection failed under it: that attempt may
+     * have committed with no answer, and its row, naming this owner, would otherwise stay taken for a whole lease
+     * with nobody holding it. The caller holds no grant of the lock then (one thread per process acquires a key, and
+     * only while the process holds none), and a late release of an earlier grant names an older token, so it cannot
+     * free the new one.
+     */
+    String acquireExistingOrOwn() {
+        return dialect.render(
+                ACQUIRE_EXISTING.formatted("owner_id IS NULL OR expire_at <= UTC_TIMESTAMP(6) OR owner_id = ?"));
+    }
+
+    private static final String ACQUIRE_EXISTING = """
+            UPDATE ${table}
+               SET owner_id      = ?,
+                   fencing_token = LAST_INSERT_ID(fencing_token + ?),
+                   acquired_at   = UTC_TIMESTAMP(6),
+                   modified_at   = UTC_TIMESTAMP(6),
+                   expire_at     = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
+             WHERE biz_type = ?
+               AND biz_id = ?
+               AND (%s)
+            """;
 
     /**
      * Creates the lock's row, held, with a token above every purged one (by the number of tokens reserved). The
@@ -71,7 +92,7 @@ final class LeaseSql {
 
     /** Frees a lock's row if {@code holder} matches; parameters type, id, then those of {@code holder}. */
     private String freeLock(String holder) {
-        return dialect.render("""
+        return dialect.renderCausal("""
                 UPDATE ${table}
                    SET owner_id    = NULL,
                        modified_at = UTC_TIMESTAMP(6),
@@ -96,7 +117,7 @@ final class LeaseSql {
 
     /** Extends the leases of {@code count} locks of one owner: parameters lease, owner, then type, id, token each. */
     String renew(int count) {
-        return dialect.render("""
+        return dialect.renderCausal("""
                 UPDATE ${table}
                    SET modified_at = UTC_TIMESTAMP(6),
                        expire_at   = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND

@@ -17,10 +17,12 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.UncategorizedSQLException;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -51,6 +53,13 @@ public final class LockJdbc {
     private static final Executor DIRECT = Runnable::run;
 
     private static final int ER_LOCK_DEADLOCK = 1213;
+
+    /** A Galera node outside the primary component, or not yet synced: "WSREP has not yet prepared node". */
+    private static final int ER_WSREP_NOT_READY = 1047;
+
+    /** A Galera node that lost the primary component while committing: the write was not committed. */
+    private static final int ER_ERROR_DURING_COMMIT = 1180;
+
     private static final int ER_NO_SUCH_TABLE = 1146;
 
     private final DataSource dataSource;
@@ -72,6 +81,27 @@ public final class LockJdbc {
     /** Reads, and the statements of a transaction the caller runs, on the data source. */
     JdbcTemplate jdbc() {
         return jdbc;
+    }
+
+    /**
+     * Runs a query that decides whether a lock is held. On a Galera node it first waits until every write committed
+     * anywhere in the cluster before it is applied here ({@code wsrep_sync_wait = 1} for this query only, on one
+     * connection), so it never reads a holder that has already left; elsewhere it is a plain query.
+     */
+    <T> List<T> queryCausal(boolean galera, String sql, RowMapper<T> rows, Object... params) {
+        if (!galera) {
+            return guarded(() -> jdbc.query(sql, rows, params));
+        }
+        return guarded(() -> Objects.requireNonNull(jdbc.execute((ConnectionCallback<List<T>>) connection -> {
+            try (Statement session = connection.createStatement()) {
+                session.execute("SET SESSION wsrep_sync_wait = 1");
+                try {
+                    return new JdbcTemplate(new SingleConnectionDataSource(connection, true)).query(sql, rows, params);
+                } finally {
+                    session.execute("SET SESSION wsrep_sync_wait = DEFAULT");
+                }
+            }
+        })));
     }
 
     /** Runs one write statement. */
@@ -257,9 +287,33 @@ public final class LockJdbc {
         static final SQLExceptionTranslator INSTANCE = new SQLErrorCodeSQLExceptionTranslator("MySQL");
     }
 
-    private static boolean isTransient(DataAccessException ex) {
+    /** Whether the server rolled the statement back for a conflict (1213, 1205) that a new attempt may not meet. */
+    static boolean isTransient(DataAccessException ex) {
         int code = errorCode(ex);
         return code == ER_LOCK_DEADLOCK || code == ER_LOCK_WAIT_TIMEOUT;
+    }
+
+    /**
+     * Whether a write was refused without taking effect, in a way a later attempt may not meet: a conflict (1213, 1205,
+     * a cluster's certification failure) or a cluster node that cannot take writes right now (1047, 1180).
+     */
+    static boolean refusedForNow(DataAccessException ex) {
+        int code = errorCode(ex);
+        return isTransient(ex) || code == ER_WSREP_NOT_READY || code == ER_ERROR_DURING_COMMIT;
+    }
+
+    /**
+     * Whether a statement failed because its connection did, before the server answered (SQL state class 08: the
+     * server died or the network dropped), as when a cluster node crashes under the pool's connections. A new
+     * connection, through a failover URL, reaches a live node.
+     */
+    public static boolean connectionFailed(DataAccessException ex) {
+        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql) {
+                return sql.getSQLState() != null && sql.getSQLState().startsWith("08");
+            }
+        }
+        return false;
     }
 
     /** The server's error code in the first {@link SQLException} of the cause chain, or 0. */

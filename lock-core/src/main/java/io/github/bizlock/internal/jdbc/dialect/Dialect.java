@@ -13,9 +13,11 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
     private static final String TABLE = "${table}";
 
     private final String table;
+    private final ClusterTopology topology;
 
-    protected Dialect(String table) {
+    protected Dialect(String table, ClusterTopology topology) {
         this.table = TableName.validate(table);
+        this.topology = topology;
     }
 
     private static final int MAX_RENDERED = 256;
@@ -24,6 +26,22 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
 
     /** The server family, e.g. {@code MySQL}. */
     public abstract String product();
+
+    /** The deployment the server belongs to (a server on its own, a Galera node, a replica...). */
+    public final ClusterTopology topology() {
+        return topology;
+    }
+
+    /**
+     * The statement of an UPDATE template that decides from the row whether this owner holds a lock (a renewal, a
+     * release), made to see every write committed anywhere in the cluster before it: on a Galera node, which applies
+     * other nodes' commits a moment after they return, it waits for them ({@code wsrep_sync_wait}) instead of acting
+     * on a state the lock has already left. Elsewhere the plain statement. Not for queries: Connector/J refuses a
+     * query that starts with {@code SET}; those run through {@code LockJdbc.queryCausal}.
+     */
+    public String renderCausal(String template) {
+        return render(template);
+    }
 
     /** The statement of a template: {@code ${table}} replaced by the lock table's name, which was checked to be safe. */
     public final String render(String template) {

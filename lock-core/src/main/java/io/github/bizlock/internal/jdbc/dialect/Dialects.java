@@ -17,9 +17,20 @@ public final class Dialects {
     private Dialects() {}
 
     public static Dialect detect(DataSource dataSource, String table) {
+        return detect(dataSource, table, false);
+    }
+
+    /**
+     * The dialect of the server behind the DataSource, with the deployment it belongs to.
+     *
+     * @param singleWriter whether the user declared that every instance sends all lock traffic to one node of a
+     *     multi-writer cluster, which lets ROW and NAMED locks run there
+     */
+    public static Dialect detect(DataSource dataSource, String table, boolean singleWriter) {
         try (Connection connection = dataSource.getConnection()) {
             DatabaseMetaData metaData = connection.getMetaData();
-            return forServer(metaData.getDatabaseProductName(), metaData.getDatabaseProductVersion(), table);
+            ClusterTopology topology = TopologyProbe.detect(connection).declaringSingleWriter(singleWriter);
+            return forServer(metaData.getDatabaseProductName(), metaData.getDatabaseProductVersion(), table, topology);
         } catch (SQLException ex) {
             throw new CannotGetJdbcConnectionException("bizlock could not connect to detect the database server", ex);
         }
@@ -31,6 +42,10 @@ public final class Dialects {
      * @throws IllegalStateException if the server is not MySQL 8.0+ or MariaDB 10.6+
      */
     static Dialect forServer(String productName, String productVersion, String table) {
+        return forServer(productName, productVersion, table, ClusterTopology.SINGLE_SERVER);
+    }
+
+    static Dialect forServer(String productName, String productVersion, String table, ClusterTopology topology) {
         String product = productName.toLowerCase(Locale.ROOT);
         boolean mariaDb = product.contains("mariadb")
                 || productVersion.toLowerCase(Locale.ROOT).contains("mariadb");
@@ -55,12 +70,12 @@ public final class Dialects {
             if (major < 10 || (major == 10 && minor < 6)) {
                 throw unsupported("MariaDB", productVersion, "10.6");
             }
-            return new MariaDbDialect(table);
+            return new MariaDbDialect(table, topology);
         }
         if (major < 8) {
             throw unsupported("MySQL", productVersion, "8.0");
         }
-        return new MySqlDialect(table);
+        return new MySqlDialect(table, topology);
     }
 
     private static IllegalStateException unsupported(String product, String version, String minimum) {

@@ -3,8 +3,8 @@ package io.github.bizlock.internal.jdbc.dialect;
 /** MySQL 8.0 and later. */
 public final class MySqlDialect extends Dialect {
 
-    MySqlDialect(String table) {
-        super(table);
+    MySqlDialect(String table, ClusterTopology topology) {
+        super(table, topology);
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LockJdbc;
 import io.github.bizlock.internal.jdbc.LockRow;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,9 +53,24 @@ public final class LeaseLockEngine implements LockEngine {
     @Override
     public @Nullable Grant acquire(LockKey key, Duration lease, int tokens, long deadlineNanos)
             throws InterruptedException {
+        boolean connectionFailed = false;
         for (int attempt = 1; ; attempt++) {
             long sent = System.nanoTime();
-            OptionalLong token = dao.tryAcquire(key, owner, lease, tokens, deadlineNanos + DEADLINE_SLACK.toNanos());
+            OptionalLong token;
+            try {
+                token = dao.tryAcquire(
+                        key, owner, lease, tokens, connectionFailed, deadlineNanos + DEADLINE_SLACK.toNanos());
+            } catch (DataAccessException ex) {
+                // The connection failed under the statement, e.g. its cluster node crashed: try again on a new
+                // connection (a failover URL reaches a live node) while the wait lasts. The failed write may have
+                // committed with no answer, leaving the row naming this owner with nobody holding it: the next
+                // attempts take such a row over too, with a new token, rather than wait out its lease.
+                if (!LockJdbc.connectionFailed(ex) || deadlineNanos - System.nanoTime() <= 0) {
+                    throw ex;
+                }
+                connectionFailed = true;
+                token = OptionalLong.empty();
+            }
             if (token.isPresent()) {
                 return new LeaseGrant(key, owner, token.getAsLong(), tokens, lease, sent);
             }

@@ -60,6 +60,7 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
     private final SessionCanceller canceller;
     private final String lockStatement;
     private final Duration heartbeat;
+    private final @Nullable String clusterRefusal;
 
     /**
      * @param dao the lock tables' DAO
@@ -86,8 +87,25 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         this.tokenIssuer = dao.tokens();
         this.owner = owner;
         this.lockStatement = lockStatement;
+        // A lock of one node: refused on a multi-writer cluster unless the user declared a single writer.
+        this.clusterRefusal = dao.dialect()
+                .topology()
+                .sessionLockRefusal(mode(), lockStatement)
+                .orElse(null);
         this.sessions = new SessionPool(sessionDataSource, maxSessions, MAX_SESSIONS_PROPERTY, setup);
         this.canceller = new SessionCanceller(sessionDataSource);
+    }
+
+    /**
+     * Fails when this mode's locks would not exclude each other here: on a multi-writer cluster (Galera, multi-primary
+     * Group Replication) not declared single-writer.
+     *
+     * @throws IllegalStateException naming the server setting, LEASE as the mode to use, and the declaration
+     */
+    public void requireAllowedHere() {
+        if (clusterRefusal != null) {
+            throw new IllegalStateException(clusterRefusal);
+        }
     }
 
     /** A lock held by a session lasts while the session does: it has no fixed lease, whatever was asked for. */
@@ -151,6 +169,7 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
     @Override
     public final @Nullable Grant acquire(LockKey key, Duration lease, int tokens, long deadlineNanos)
             throws InterruptedException {
+        requireAllowedHere();
         Session session = borrow(key);
         boolean keep = false;
         try {

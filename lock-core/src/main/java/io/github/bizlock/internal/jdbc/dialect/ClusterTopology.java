@@ -1,0 +1,93 @@
+package io.github.bizlock.internal.jdbc.dialect;
+
+import io.github.bizlock.LockMode;
+import java.util.Optional;
+
+/**
+ * What kind of deployment the lock DataSource's server belongs to, read once at start-up ({@link TopologyProbe}), and
+ * which lock modes are exact there.
+ *
+ * <p>LEASE is exact on every writable topology: its lock is a conditional update of one row, which a Galera cluster
+ * certifies and Group Replication certifies cluster-wide, so two nodes never both win it. ROW ({@code SELECT ... FOR
+ * UPDATE}) and NAMED ({@code GET_LOCK}) lock one node only: on a cluster that takes writes on several nodes, two
+ * instances writing through different nodes both get the lock. They are refused there unless the user declares that
+ * every instance writes through one node (single writer).
+ *
+ * @param kind the deployment
+ * @param setting the server setting that told, e.g. {@code wsrep_on=ON}, named in errors
+ * @param singleWriterDeclared whether the user declared that all lock traffic goes to one node
+ */
+public record ClusterTopology(Kind kind, String setting, boolean singleWriterDeclared) {
+
+    /** The deployments bizlock tells apart. */
+    public enum Kind {
+        /** A server on its own, or a primary whose replicas take no writes. */
+        SINGLE_SERVER,
+        /** A node of a MariaDB Galera Cluster or Percona XtraDB Cluster: every node takes writes. */
+        GALERA,
+        /** A member of a MySQL Group Replication group in multi-primary mode: every member takes writes. */
+        GROUP_REPLICATION_MULTI_PRIMARY,
+        /** A server that takes no writes: a replica, or a Group Replication secondary. */
+        READ_ONLY
+    }
+
+    /** A server on its own, as assumed when the settings cannot be read. */
+    public static final ClusterTopology SINGLE_SERVER = new ClusterTopology(Kind.SINGLE_SERVER, "", false);
+
+    /** Whether several nodes take writes, so that a lock on one node does not exclude holders on another. */
+    public boolean multiWriter() {
+        return kind == Kind.GALERA || kind == Kind.GROUP_REPLICATION_MULTI_PRIMARY;
+    }
+
+    /** Whether reads on this node may lag writes committed through another node (Galera applies them after commit). */
+    public boolean galera() {
+        return kind == Kind.GALERA;
+    }
+
+    /** The same topology, with the user's declaration that all lock traffic goes to one node. */
+    public ClusterTopology declaringSingleWriter(boolean declared) {
+        return new ClusterTopology(kind, setting, declared);
+    }
+
+    /**
+     * Why locks of a mode that holds a session cannot be trusted here, or empty when they can.
+     *
+     * @param mode ROW or NAMED
+     * @param lockStatement the statement that takes such a lock, named in the message
+     */
+    public Optional<String> sessionLockRefusal(LockMode mode, String lockStatement) {
+        if (!multiWriter() || singleWriterDeclared) {
+            return Optional.empty();
+        }
+        return Optional.of("bizlock refuses " + mode + " locks on this server: it is " + describe() + " (" + setting
+                + "), where every node takes writes, and " + lockStatement + " locks one node only, so instances"
+                + " writing through different nodes would hold the same lock at once. Use LEASE mode (bizlock.mode=LEASE"
+                + " or mode = LockMode.LEASE on the lock), which is exact on a cluster. Only if every instance sends all"
+                + " its lock traffic to one node (a single-writer setup), declare it with bizlock.cluster.single-writer"
+                + "=true (LockService.builder().singleWriter(true) without Spring Boot); README, \"Running on a"
+                + " cluster\", explains the risks");
+    }
+
+    /**
+     * Fails when the server takes no writes.
+     *
+     * @throws IllegalStateException naming the setting and the fix
+     */
+    public void requireWritable() {
+        if (kind == Kind.READ_ONLY) {
+            throw new IllegalStateException("bizlock's lock DataSource points at a server that takes no writes ("
+                    + setting + "): a replica or a Group Replication secondary, whose lock rows no other instance"
+                    + " would see. Point the lock DataSource (bizlock.datasource) at the primary, or at a proxy that"
+                    + " sends writes to it");
+        }
+    }
+
+    private String describe() {
+        return switch (kind) {
+            case GALERA -> "a node of a Galera cluster (MariaDB Galera Cluster or Percona XtraDB Cluster)";
+            case GROUP_REPLICATION_MULTI_PRIMARY -> "a member of a multi-primary Group Replication group";
+            case READ_ONLY -> "a read-only server";
+            case SINGLE_SERVER -> "a single server";
+        };
+    }
+}

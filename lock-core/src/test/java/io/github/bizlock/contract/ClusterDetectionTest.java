@@ -1,0 +1,122 @@
+package io.github.bizlock.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+import io.github.bizlock.LockFixture;
+import io.github.bizlock.LockHandle;
+import io.github.bizlock.LockMode;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.dialect.ClusterTopology;
+import io.github.bizlock.internal.jdbc.dialect.Dialects;
+import io.github.bizlock.internal.jdbc.dialect.TableName;
+import io.github.bizlock.internal.jdbc.named.NamedLockEngine;
+import io.github.bizlock.internal.jdbc.row.RowLockEngine;
+import io.github.bizlock.internal.jdbc.session.SessionLocks;
+import io.github.bizlock.internal.lock.InstanceId;
+import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.service.LockService;
+import io.github.bizlock.test.TestDatabases;
+import java.time.Duration;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+
+/**
+ * Start-up detection of the deployment: a Galera node is told from a server on its own, and ROW and NAMED locks, which
+ * lock one node only, are refused on a multi-writer cluster unless a single writer is declared.
+ */
+@ExtendWith(io.github.bizlock.test.TestDatabaseExtension.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ClusterDetectionTest {
+
+    private final boolean cluster = TestDatabases.server().isCluster();
+
+    @BeforeAll
+    void createSchema(DataSource dataSource) {
+        LockFixture.createSchema(dataSource);
+    }
+
+    @Test
+    void detectsWhetherTheServerIsAGaleraNode(DataSource dataSource) {
+        ClusterTopology topology =
+                Dialects.detect(dataSource, TableName.DEFAULT).topology();
+        if (cluster) {
+            assertThat(topology.kind()).isEqualTo(ClusterTopology.Kind.GALERA);
+            assertThat(topology.setting()).contains("wsrep_on=ON", "wsrep_cluster_size=3");
+            assertThat(topology.multiWriter()).isTrue();
+        } else {
+            assertThat(topology).isEqualTo(ClusterTopology.SINGLE_SERVER);
+        }
+    }
+
+    @Test
+    void rowAndNamedLocksAreRefusedOnAMultiWriterClusterAndLeaseWorks(DataSource dataSource) throws Exception {
+        BizLockDao dao = LockFixture.dao(dataSource);
+        DataSource sessions = SessionLocks.dedicated(dataSource);
+        String owner = InstanceId.generate();
+        try (LockManager manager = LockFixture.manager(dao, owner)
+                .engine(new RowLockEngine(dao, sessions, 2, owner))
+                .engine(new NamedLockEngine(dao, sessions, 2, owner))
+                .build()) {
+            for (LockMode mode : new LockMode[] {LockMode.ROW, LockMode.NAMED}) {
+                LockKey key = new LockKey("detection-" + mode, "1");
+                if (cluster) {
+                    assertThatIllegalStateException()
+                            .isThrownBy(() -> manager.tryAcquire(key, mode, Duration.ZERO, null))
+                            .withMessageContaining("refuses " + mode)
+                            .withMessageContaining("wsrep_on=ON")
+                            .withMessageContaining("Use LEASE mode")
+                            .withMessageContaining("bizlock.cluster.single-writer=true");
+                } else {
+                    Optional<LockHandle> held = manager.tryAcquire(key, mode, Duration.ZERO, null);
+                    assertThat(held).isPresent();
+                    held.get().unlock();
+                }
+            }
+            Optional<LockHandle> lease =
+                    manager.tryAcquire(new LockKey("detection-LEASE", "1"), LockMode.LEASE, Duration.ZERO, null);
+            assertThat(lease).isPresent();
+            lease.get().unlock();
+        }
+    }
+
+    @Test
+    void aDeclaredSingleWriterLetsRowLocksRun(DataSource dataSource) throws Exception {
+        BizLockDao dao = new BizLockDao(
+                dataSource,
+                new DataSourceTransactionManager(dataSource),
+                Dialects.detect(dataSource, TableName.DEFAULT, true),
+                TableName.DEFAULT);
+        String owner = InstanceId.generate();
+        try (LockManager manager = LockFixture.manager(dao, owner)
+                .engine(new RowLockEngine(dao, SessionLocks.dedicated(dataSource), 2, owner))
+                .build()) {
+            Optional<LockHandle> held =
+                    manager.tryAcquire(new LockKey("declared-single-writer", "1"), LockMode.ROW, Duration.ZERO, null);
+            assertThat(held).isPresent();
+            held.get().unlock();
+        }
+    }
+
+    @Test
+    void aServiceWhoseDefaultModeIsRefusedFailsToStart(DataSource dataSource) {
+        LockService.Builder builder = LockService.builder(dataSource)
+                .defaultMode(LockMode.NAMED)
+                .sessionDataSource(SessionLocks.dedicated(dataSource))
+                .housekeeping(false);
+        if (cluster) {
+            assertThatIllegalStateException()
+                    .isThrownBy(builder::build)
+                    .withMessageContaining("refuses NAMED")
+                    .withMessageContaining("singleWriter(true)");
+            builder.singleWriter(true);
+        }
+        builder.build().close();
+    }
+}
