@@ -59,8 +59,9 @@ public final class LockService implements AutoCloseable {
     }
 
     /**
-     * Stops renewing and housekeeping and closes the connections held by ROW and NAMED locks (the server frees their
-     * locks); LEASE locks still held expire after their lease.
+     * Stops housekeeping and shuts the locks down: new acquisitions fail, and the locks still held are reported lost
+     * to their holders ({@link io.github.bizlock.LossCause#SHUTDOWN}) and released at once, LEASE rows freed and the
+     * connections of ROW and NAMED locks closed.
      */
     @Override
     public void close() {

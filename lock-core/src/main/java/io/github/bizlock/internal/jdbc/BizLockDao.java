@@ -3,6 +3,7 @@ package io.github.bizlock.internal.jdbc;
 import static io.github.bizlock.internal.jdbc.LockJdbc.bytes;
 import static io.github.bizlock.internal.jdbc.LockJdbc.micros;
 
+import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
@@ -210,13 +211,16 @@ public final class BizLockDao {
      * @return how many it held
      */
     public int releaseAll(String owner, List<HeldToken> locks) {
+        // Bounded like a release: a shutdown must not wait on an unreachable database, whose locks free with their
+        // leases.
+        long deadline = System.nanoTime() + LockEngine.RELEASE_TIMEOUT.toNanos();
         int released = 0;
         for (int from = 0; from < locks.size(); from += MAX_KEYS_PER_STATEMENT) {
             List<HeldToken> batch = locks.subList(from, Math.min(locks.size(), from + MAX_KEYS_PER_STATEMENT));
             List<Object> params = new ArrayList<>();
             params.add(bytes(owner));
             addKeys(params, batch);
-            released += db.update(sql.releaseAll(batch.size()), params.toArray());
+            released += db.update(deadline, sql.releaseAll(batch.size()), params.toArray());
         }
         return released;
     }

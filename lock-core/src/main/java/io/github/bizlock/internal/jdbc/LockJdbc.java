@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -49,6 +50,9 @@ public final class LockJdbc {
 
     /** The longest read a bounded write waits for, however far its deadline: no lock statement takes that long. */
     private static final long MAX_READ_MILLIS = TimeUnit.SECONDS.toMillis(30);
+
+    /** The least time before its deadline a bounded write is sent with; with less it is not sent. */
+    private static final long MIN_READ_MILLIS = 250;
 
     private static final Executor DIRECT = Runnable::run;
 
@@ -106,7 +110,12 @@ public final class LockJdbc {
 
     /** Runs one write statement. */
     int update(String sql, Object... params) {
-        return write(() -> writeJdbc.update(sql, params));
+        return update(NO_DEADLINE, sql, params);
+    }
+
+    /** Runs one write statement, ended by {@code deadlineNanos} ({@link System#nanoTime()}) whatever the database does. */
+    int update(long deadlineNanos, String sql, Object... params) {
+        return write(deadlineNanos, () -> writeJdbc.update(sql, params));
     }
 
     /**
@@ -206,8 +215,13 @@ public final class LockJdbc {
         int readTimeout = -1;
         try {
             if (deadlineNanos != NO_DEADLINE) {
-                readTimeout = connection.getNetworkTimeout();
                 long millis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+                if (millis < MIN_READ_MILLIS) {
+                    // Sent now, a write could commit after its read timed out, leaving a lock row nobody knows of.
+                    throw new DataAccessResourceFailureException("The deadline of a bizlock write passed while it"
+                            + " waited for a pool connection; the write was not sent");
+                }
+                readTimeout = connection.getNetworkTimeout();
                 // A half-open connection from the pool would otherwise hold the write until the OS gives up on it.
                 connection.setNetworkTimeout(DIRECT, (int) Math.max(1, Math.min(millis, MAX_READ_MILLIS)));
             }

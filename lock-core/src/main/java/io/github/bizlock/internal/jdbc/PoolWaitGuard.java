@@ -101,9 +101,9 @@ final class PoolWaitGuard {
             this.deadlineNanos = deadlineNanos;
         }
 
-        /** Interrupts the waiting thread, unless its wait has ended. */
+        /** Interrupts the waiting thread, unless its wait has ended or it was interrupted already (then it ends). */
         synchronized void expire() {
-            if (!ended && !expired) {
+            if (!ended && !expired && !thread.isInterrupted()) {
                 expired = true;
                 thread.interrupt();
             }

@@ -49,11 +49,16 @@ final class HandOff {
                 && (held.tokensOnDemand() || held.hasReservedToken());
     }
 
-    /** Releases a grant no thread of this process took over. Nobody held it meanwhile, so a loss is not reported. */
+    /**
+     * Releases a grant no thread of this process took over. Nobody held it meanwhile, so a loss is not reported; a
+     * shutdown that released it already is not repeated.
+     */
     void releaseHandedOver(HeldGrant held) {
         stopRenewing(held);
         try {
-            releaser.release(held);
+            if (!held.givenBack()) {
+                releaser.release(held);
+            }
         } catch (LockReleaseException ex) {
             log.warn(
                     "bizlock could not release lock {} after its last local holder; it is retried in the background",

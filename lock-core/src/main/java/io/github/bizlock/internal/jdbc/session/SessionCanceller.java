@@ -1,5 +1,6 @@
 package io.github.bizlock.internal.jdbc.session;
 
+import io.github.bizlock.internal.engine.LockEngine;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -180,6 +181,8 @@ public final class SessionCanceller {
                 if (control == null) {
                     control = dataSource.getConnection();
                     control.setAutoCommit(true);
+                    // A kill that gets no answer must not hold up the watch, and the lock thread closing it, for long.
+                    control.setNetworkTimeout(Runnable::run, (int) LockEngine.RELEASE_TIMEOUT.toMillis());
                 }
                 try (Statement statement = control.createStatement()) {
                     statement.execute(SessionSql.killQuery(connectionId));

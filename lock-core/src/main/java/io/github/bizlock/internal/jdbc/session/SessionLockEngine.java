@@ -288,9 +288,12 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
                     continue; // released (and perhaps lent to another lock) since the watchdog collected it
                 }
                 try {
+                    // The unlocking thread may be waiting for this monitor: it must not wait longer than a release.
+                    session.readTimeout(RELEASE_TIMEOUT.toMillis());
                     if (!stillHolds(session, grant)) {
                         gone.put(grant, SessionLosses.notHeld(session));
                     }
+                    session.readTimeout(SessionPool.STATEMENT_TIMEOUT.toMillis());
                 } catch (SQLException ex) {
                     gone.put(grant, SessionLosses.failed(session, ex));
                 }
@@ -324,6 +327,10 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
     public final @Nullable Loss release(Grant grant) {
         Session session = session(grant);
         synchronized (session) {
+            if (!session.heldBy(grant)) {
+                // Released before (the session may hold another lock by now): nothing of this grant's to give back.
+                return SessionLosses.releasedBefore(session);
+            }
             session.markDone();
             try {
                 session.readTimeout(RELEASE_TIMEOUT.toMillis());
@@ -347,6 +354,23 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
                             ex);
                 }
                 return SessionLosses.failed(session, ex);
+            }
+        }
+    }
+
+    /**
+     * Closes the grants' sessions, at shutdown: the server frees their locks with them, and closing waits for no
+     * answer.
+     */
+    @Override
+    public final void releaseAll(List<Grant> grants) {
+        for (Grant grant : grants) {
+            Session session = session(grant);
+            synchronized (session) {
+                if (session.heldBy(grant)) {
+                    session.markDone();
+                    sessions.discard(session);
+                }
             }
         }
     }

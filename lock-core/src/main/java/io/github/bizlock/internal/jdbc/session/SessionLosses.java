@@ -20,6 +20,13 @@ final class SessionLosses {
                         + " locks)");
     }
 
+    /** A second release of a grant: its session released the lock before, and may hold another one now. */
+    static Loss releasedBefore(Session session) {
+        return new Loss(
+                LossCause.UNKNOWN,
+                "it was released before, through its database session (connection id " + session.connectionId() + ")");
+    }
+
     /**
      * A statement on the session failed: a session that timed out may still be alive on the server, cut off from
      * this process; any other failure means the session ended (killed, closed, server restarted).
