@@ -18,7 +18,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * Makes sure the lock table exists before any lock bean is used: applies bizlock's Flyway migrations with a history
  * table of their own ({@code <table>_migrations}), so an application's own Flyway history is not touched, or, with
- * migration off, checks that the table is there and fails with the DDL to run if not.
+ * migration off, checks that the table is there and fails with the DDL to run if not. Migrating needs Flyway
+ * ({@code flyway-core}, with {@code flyway-mysql} for the server) on the class path; checking does not.
  */
 public class BizLockSchemaInitializer implements InitializingBean {
 
@@ -64,19 +65,9 @@ public class BizLockSchemaInitializer implements InitializingBean {
 
     private void migrate() {
         String table = dao.table();
-        Flyway flyway = Flyway.configure(BizLockSchemaInitializer.class.getClassLoader())
-                .dataSource(dataSource)
-                .locations(LockSchema.MIGRATION_LOCATION)
-                .table(historyTable(table))
-                .placeholders(Map.of(LockSchema.TABLE_PLACEHOLDER, table))
-                // The schema usually holds the application's tables already: start bizlock's history below V1.
-                .baselineOnMigrate(true)
-                .baselineVersion("0")
-                .baselineDescription("bizlock baseline")
-                .load();
-        MigrateResult result;
         try {
-            result = flyway.migrate();
+            // Flyway is optional: only FlywayMigration names it, so this class loads without it.
+            FlywayMigration.apply(dataSource, table);
         } catch (RuntimeException ex) {
             // Caught as RuntimeException, not FlywayException: this class must load without Flyway on the classpath.
             SQLException denied = deniedBy(ex);
@@ -85,12 +76,30 @@ public class BizLockSchemaInitializer implements InitializingBean {
             }
             throw new LockMigrationDeniedException(currentUser(), schema(), table, denied.getMessage(), ex);
         }
-        if (result.migrationsExecuted > 0) {
-            log.info(
-                    "bizlock created or upgraded lock table {} to version {} ({} migrations)",
-                    table,
-                    result.targetSchemaVersion,
-                    result.migrationsExecuted);
+    }
+
+    /** bizlock's migrations, applied with Flyway. */
+    private static final class FlywayMigration {
+
+        static void apply(DataSource dataSource, String table) {
+            Flyway flyway = Flyway.configure(BizLockSchemaInitializer.class.getClassLoader())
+                    .dataSource(dataSource)
+                    .locations(LockSchema.MIGRATION_LOCATION)
+                    .table(historyTable(table))
+                    .placeholders(Map.of(LockSchema.TABLE_PLACEHOLDER, table))
+                    // The schema usually holds the application's tables already: start bizlock's history below V1.
+                    .baselineOnMigrate(true)
+                    .baselineVersion("0")
+                    .baselineDescription("bizlock baseline")
+                    .load();
+            MigrateResult result = flyway.migrate();
+            if (result.migrationsExecuted > 0) {
+                log.info(
+                        "bizlock created or upgraded lock table {} to version {} ({} migrations)",
+                        table,
+                        result.targetSchemaVersion,
+                        result.migrationsExecuted);
+            }
         }
     }
 
