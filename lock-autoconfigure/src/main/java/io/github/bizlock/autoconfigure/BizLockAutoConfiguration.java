@@ -71,11 +71,6 @@ public final class BizLockAutoConfiguration {
 
     private static final String FLYWAY = "org.flywaydb.core.Flyway";
 
-    /** Why start-up fails when migration is on and the application did not add Flyway. */
-    static final String NO_FLYWAY = "bizlock.migration.enabled is true (the default), but Flyway is not on the class"
-            + " path to create and upgrade the lock tables. Add org.flywaydb:flyway-mysql (it brings flyway-core), or"
-            + " set bizlock.migration.enabled=false and create the tables yourself (README: Tables without Flyway).";
-
     private final BizLockProperties properties;
     private final String instanceId;
 
@@ -116,7 +111,12 @@ public final class BizLockAutoConfiguration {
             ResourceLoader resourceLoader) {
         boolean migrate = properties.getMigration().isEnabled();
         if (migrate && !ClassUtils.isPresent(FLYWAY, resourceLoader.getClassLoader())) {
-            throw new IllegalStateException(NO_FLYWAY);
+            throw new BizLockPropertyException(
+                    "bizlock.migration.enabled",
+                    "true",
+                    "Flyway is not on the class path to create and upgrade the lock tables",
+                    "Add org.flywaydb:flyway-mysql (it brings flyway-core), or set bizlock.migration.enabled=false and"
+                            + " create the tables yourself (README: Tables without Flyway).");
         }
         return new BizLockSchemaInitializer(
                 lockDataSource(properties.getDatasource(), beanFactory, qualified, dataSources), dao, migrate);
