@@ -40,11 +40,13 @@ import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.util.ClassUtils;
 
 /**
  * Distributed locks on the application's MySQL or MariaDB {@link DataSource}: the lock table (migrated with Flyway or
@@ -66,6 +68,8 @@ import org.springframework.transaction.PlatformTransactionManager;
 @EnableConfigurationProperties(BizLockProperties.class)
 @Import(DatabaseInitializationDependencyConfigurer.class)
 public final class BizLockAutoConfiguration {
+
+    private static final String FLYWAY = "org.flywaydb.core.Flyway";
 
     private final BizLockProperties properties;
     private final String instanceId;
@@ -103,11 +107,19 @@ public final class BizLockAutoConfiguration {
             BizLockDao dao,
             ListableBeanFactory beanFactory,
             @BizLockDataSource ObjectProvider<DataSource> qualified,
-            ObjectProvider<DataSource> dataSources) {
+            ObjectProvider<DataSource> dataSources,
+            ResourceLoader resourceLoader) {
+        boolean migrate = properties.getMigration().isEnabled();
+        if (migrate && !ClassUtils.isPresent(FLYWAY, resourceLoader.getClassLoader())) {
+            throw new BizLockPropertyException(
+                    "bizlock.migration.enabled",
+                    "true",
+                    "Flyway is not on the class path to create and upgrade the lock tables",
+                    "Add org.flywaydb:flyway-mysql (it brings flyway-core), or set bizlock.migration.enabled=false and"
+                            + " create the tables yourself (README: Tables without Flyway).");
+        }
         return new BizLockSchemaInitializer(
-                lockDataSource(properties.getDatasource(), beanFactory, qualified, dataSources),
-                dao,
-                properties.getMigration().isEnabled());
+                lockDataSource(properties.getDatasource(), beanFactory, qualified, dataSources), dao, migrate);
     }
 
     @Bean

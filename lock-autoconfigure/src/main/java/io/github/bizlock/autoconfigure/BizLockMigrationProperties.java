@@ -4,8 +4,8 @@ package io.github.bizlock.autoconfigure;
 public class BizLockMigrationProperties {
 
     /**
-     * Whether to create and upgrade the lock table with Flyway at start-up, with a history table of its own;
-     * when off, start-up fails with the DDL to run if the table is missing.
+     * Whether to create and upgrade the lock table with Flyway at start-up, with a history table of its own (Flyway
+     * must be on the class path); when off, start-up fails with the DDL to run if the table is missing.
      */
     private boolean enabled = true;
 

@@ -19,7 +19,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * Makes sure the lock table exists before any lock bean is used: applies bizlock's Flyway migrations with a history
  * table of their own ({@code <table>_migrations}), so an application's own Flyway history is not touched, or, with
- * migration off, checks that the table is there and fails with the DDL to run if not.
+ * migration off, checks that the table is there and fails with the DDL to run if not. Migrating needs Flyway
+ * ({@code flyway-core}, with {@code flyway-mysql} for the server) on the class path; checking does not.
  */
 public class BizLockSchemaInitializer implements InitializingBean {
 
@@ -71,22 +72,12 @@ public class BizLockSchemaInitializer implements InitializingBean {
 
     private void migrate() {
         String table = dao.table();
-        Flyway flyway = Flyway.configure(BizLockSchemaInitializer.class.getClassLoader())
-                .dataSource(dataSource)
-                .locations(LockSchema.MIGRATION_LOCATION)
-                .table(historyTable(table))
-                .placeholders(Map.of(LockSchema.TABLE_PLACEHOLDER, table))
-                // The schema usually holds the application's tables already: start bizlock's history below V1.
-                .baselineOnMigrate(true)
-                .baselineVersion("0")
-                .baselineDescription("bizlock baseline")
-                .load();
-        MigrateResult result;
         try {
             // Flyway's own lock is GET_LOCK, which on a Galera cluster locks one node only: instances starting
             // together on different nodes would run the same migrations at once and fail. The migration lease
-            // excludes them cluster-wide.
-            result = dao.migrationLease().runExclusively(MIGRATION_WAIT, () -> migrate(flyway));
+            // excludes them cluster-wide. Flyway is optional: only FlywayMigration names it, so this class loads
+            // without it.
+            dao.migrationLease().runExclusively(MIGRATION_WAIT, () -> FlywayMigration.apply(dataSource, table));
         } catch (RuntimeException ex) {
             // Caught as RuntimeException, not FlywayException: this class must load without Flyway on the classpath.
             SQLException denied = deniedBy(ex);
@@ -95,12 +86,61 @@ public class BizLockSchemaInitializer implements InitializingBean {
             }
             throw new LockMigrationDeniedException(currentUser(), schema(), table, denied.getMessage(), ex);
         }
-        if (result.migrationsExecuted > 0) {
-            log.info(
-                    "bizlock created or upgraded lock table {} to version {} ({} migrations)",
-                    table,
-                    result.targetSchemaVersion,
-                    result.migrationsExecuted);
+    }
+
+    /** bizlock's migrations, applied with Flyway. */
+    private static final class FlywayMigration {
+
+        /** @return the number of migrations applied */
+        static int apply(DataSource dataSource, String table) {
+            Flyway flyway = Flyway.configure(BizLockSchemaInitializer.class.getClassLoader())
+                    .dataSource(dataSource)
+                    .locations(LockSchema.MIGRATION_LOCATION)
+                    .table(historyTable(table))
+                    .placeholders(Map.of(LockSchema.TABLE_PLACEHOLDER, table))
+                    // The schema usually holds the application's tables already: start bizlock's history below V1.
+                    .baselineOnMigrate(true)
+                    .baselineVersion("0")
+                    .baselineDescription("bizlock baseline")
+                    .load();
+            MigrateResult result = migrate(flyway);
+            if (result.migrationsExecuted > 0) {
+                log.info(
+                        "bizlock created or upgraded lock table {} to version {} ({} migrations)",
+                        table,
+                        result.targetSchemaVersion,
+                        result.migrationsExecuted);
+            }
+            return result.migrationsExecuted;
+        }
+
+        /**
+         * Runs the migrations, again when the server rolled them back for a conflict: a cluster node aborts a
+         * transaction that another node's write conflicts with (certification failure, 1213), even under the migration
+         * lease, e.g. for an application's own statement on the same tables. Flyway applies each migration in a
+         * transaction of its own and records it, so a new attempt carries on after the last one applied.
+         */
+        private static MigrateResult migrate(Flyway flyway) {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    return flyway.migrate();
+                } catch (RuntimeException ex) {
+                    if (attempt >= MIGRATION_ATTEMPTS || !rolledBackForConflict(ex)) {
+                        throw ex;
+                    }
+                    log.warn("bizlock's migration was rolled back for a conflict ({}); trying again", ex.getMessage());
+                }
+            }
+        }
+
+        private static boolean rolledBackForConflict(Throwable ex) {
+            for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+                if (cause instanceof SQLException sql
+                        && (sql.getErrorCode() == 1213 || "40001".equals(sql.getSQLState()))) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 
@@ -126,34 +166,5 @@ public class BizLockSchemaInitializer implements InitializingBean {
                 String.valueOf(new JdbcTemplate(dataSource).queryForObject("SELECT CURRENT_USER()", String.class));
         int at = user.lastIndexOf('@');
         return at < 0 ? "'" + user + "'" : "'" + user.substring(0, at) + "'@'" + user.substring(at + 1) + "'";
-    }
-
-    /**
-     * Runs the migrations, again when the server rolled them back for a conflict: a cluster node aborts a transaction
-     * that another node's write conflicts with (certification failure, 1213), even under the migration lease, e.g. for
-     * an application's own statement on the same tables. Flyway applies each migration in a transaction of its own and
-     * records it, so a new attempt carries on after the last one applied.
-     */
-    private static MigrateResult migrate(Flyway flyway) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return flyway.migrate();
-            } catch (RuntimeException ex) {
-                if (attempt >= MIGRATION_ATTEMPTS || !rolledBackForConflict(ex)) {
-                    throw ex;
-                }
-                log.warn("bizlock's migration was rolled back for a conflict ({}); trying again", ex.getMessage());
-            }
-        }
-    }
-
-    private static boolean rolledBackForConflict(Throwable ex) {
-        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql
-                    && (sql.getErrorCode() == 1213 || "40001".equals(sql.getSQLState()))) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -8,6 +8,7 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
+import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
@@ -109,15 +110,17 @@ public abstract class AbstractLockContractTest {
 
     /** Whether another manager can take the lock right now (taken and given back on a thread of its own). */
     private boolean freeFor(LockManager other, String key) throws InterruptedException {
-        return CompletableFuture.supplyAsync(() -> {
-                    try {
-                        Optional<LockHandle> handle = tryNow(other, key);
-                        handle.ifPresent(LockHandle::unlock);
-                        return handle.isPresent();
-                    } catch (InterruptedException ex) {
-                        throw new IllegalStateException(ex);
-                    }
-                })
+        return CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                Optional<LockHandle> handle = tryNow(other, key);
+                                handle.ifPresent(LockHandle::unlock);
+                                return handle.isPresent();
+                            } catch (InterruptedException ex) {
+                                throw new IllegalStateException(ex);
+                            }
+                        },
+                        ThreadPerTask.EXECUTOR)
                 .join();
     }
 
@@ -298,7 +301,7 @@ public abstract class AbstractLockContractTest {
         LockManager a = manager(dataSource);
         LockManager b = manager(dataSource);
         LockHandle handle = tryNow(a, "1").orElseThrow();
-        CompletableFuture<Void> foreign = CompletableFuture.runAsync(handle::unlock);
+        CompletableFuture<Void> foreign = CompletableFuture.runAsync(handle::unlock, ThreadPerTask.EXECUTOR);
         assertThatThrownBy(foreign::join)
                 .hasCauseInstanceOf(IllegalMonitorStateException.class)
                 .hasMessageContaining("only the thread that acquired a lock may unlock it");
@@ -341,14 +344,16 @@ public abstract class AbstractLockContractTest {
         LockManager a = manager(dataSource);
         CountDownLatch held = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> {
-            try (LockHandle handle = tryNow(a, "1").orElseThrow()) {
-                held.countDown();
-                release.await();
-            } catch (InterruptedException ex) {
-                throw new IllegalStateException(ex);
-            }
-        });
+        CompletableFuture<Void> holder = CompletableFuture.runAsync(
+                () -> {
+                    try (LockHandle handle = tryNow(a, "1").orElseThrow()) {
+                        held.countDown();
+                        release.await();
+                    } catch (InterruptedException ex) {
+                        throw new IllegalStateException(ex);
+                    }
+                },
+                ThreadPerTask.EXECUTOR);
         assertThat(held.await(10, TimeUnit.SECONDS)).isTrue();
         assertWaitsAbout(Duration.ofMillis(500), () -> a.tryAcquire(key("1"), mode(), Duration.ofMillis(500), null));
         release.countDown();
@@ -615,15 +620,17 @@ public abstract class AbstractLockContractTest {
         List<CompletableFuture<Long>> waiters = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             // The second grant is taken while a thread still waits, so LEASE reserves tokens for hand-offs with it.
-            waiters.add(CompletableFuture.supplyAsync(() -> {
-                try (LockHandle next = local.tryAcquire(key("1"), mode(), Duration.ofSeconds(30), null)
-                        .orElseThrow()) {
-                    LockSupport.parkNanos(pastTheWindow);
-                    return next.fencingToken();
-                } catch (InterruptedException ex) {
-                    throw new IllegalStateException(ex);
-                }
-            }));
+            waiters.add(CompletableFuture.supplyAsync(
+                    () -> {
+                        try (LockHandle next = local.tryAcquire(key("1"), mode(), Duration.ofSeconds(30), null)
+                                .orElseThrow()) {
+                            LockSupport.parkNanos(pastTheWindow);
+                            return next.fencingToken();
+                        } catch (InterruptedException ex) {
+                            throw new IllegalStateException(ex);
+                        }
+                    },
+                    ThreadPerTask.EXECUTOR));
         }
         while (local.waitingCount() < 2) {
             LockSupport.parkNanos(1_000_000);

@@ -8,6 +8,7 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
+import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.aop.DistributedLockAdvisor;
 import io.github.bizlock.test.TestDatabase;
@@ -143,13 +144,15 @@ class LockServiceTest {
             Reports reports = context.getBean(Reports.class);
             assertThat(AopUtils.isAopProxy(reports)).isTrue();
 
-            CompletableFuture<String> call = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return reports.build("2026-11-22");
-                } catch (InterruptedException ex) {
-                    throw new IllegalStateException(ex);
-                }
-            });
+            CompletableFuture<String> call = CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            return reports.build("2026-11-22");
+                        } catch (InterruptedException ex) {
+                            throw new IllegalStateException(ex);
+                        }
+                    },
+                    ThreadPerTask.EXECUTOR);
             assertThat(reports.awaitRunning()).isTrue();
             assertThat(otherInstance.template().tryAcquire("report", "2026-11-22", Duration.ZERO))
                     .as("the lock, from another instance, while the method runs")

@@ -25,8 +25,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.annotation.Transactional;
 
 /**
- * A Spring Boot application with only the starter, {@code spring.datasource} pointing at the test server and an
- * annotated method: the starter creates the table and the lock keeps concurrent read-modify-writes apart.
+ * A Spring Boot application with only the starter, a driver and Flyway (what README has applications add),
+ * {@code spring.datasource} pointing at the test server and an annotated method: the starter creates the table and the
+ * lock keeps concurrent read-modify-writes apart.
  */
 @ExtendWith(TestDatabaseExtension.class)
 class StarterApplicationTest {

@@ -10,6 +10,7 @@ import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LossCause;
+import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -37,33 +38,37 @@ class LeaseFixedLeaseLossTest {
         List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
         try (LockManager manager = LockFixture.manager(dataSource).build()) {
             manager.addListener(lost::add);
-            CompletableFuture<Boolean> interrupted = CompletableFuture.supplyAsync(() -> {
-                try {
-                    LockHandle handle = manager.tryAcquire(
-                                    new LockKey("fixed", "1"),
-                                    LockMode.LEASE,
-                                    Duration.ZERO,
-                                    Duration.ofMillis(500),
-                                    LockLostPolicy.INTERRUPT)
-                            .orElseThrow();
-                    boolean wasInterrupted = false;
-                    try {
-                        Thread.sleep(TimeUnit.SECONDS.toMillis(30)); // work that outlives its lease
-                    } catch (InterruptedException ex) {
-                        wasInterrupted = true;
-                    }
-                    // Listeners are told soon after the interrupt, on a thread of their own.
-                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-                    while (lost.isEmpty() && System.nanoTime() < deadline) {
-                        Thread.onSpinWait();
-                    }
-                    assertThat(lost).as("reported before the holder unlocks").hasSize(1);
-                    assertThatThrownBy(handle::unlock).isInstanceOf(LockLostException.class);
-                    return wasInterrupted;
-                } catch (InterruptedException ex) {
-                    throw new IllegalStateException(ex);
-                }
-            });
+            CompletableFuture<Boolean> interrupted = CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            LockHandle handle = manager.tryAcquire(
+                                            new LockKey("fixed", "1"),
+                                            LockMode.LEASE,
+                                            Duration.ZERO,
+                                            Duration.ofMillis(500),
+                                            LockLostPolicy.INTERRUPT)
+                                    .orElseThrow();
+                            boolean wasInterrupted = false;
+                            try {
+                                Thread.sleep(TimeUnit.SECONDS.toMillis(30)); // work that outlives its lease
+                            } catch (InterruptedException ex) {
+                                wasInterrupted = true;
+                            }
+                            // Listeners are told soon after the interrupt, on a thread of their own.
+                            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                            while (lost.isEmpty() && System.nanoTime() < deadline) {
+                                Thread.onSpinWait();
+                            }
+                            assertThat(lost)
+                                    .as("reported before the holder unlocks")
+                                    .hasSize(1);
+                            assertThatThrownBy(handle::unlock).isInstanceOf(LockLostException.class);
+                            return wasInterrupted;
+                        } catch (InterruptedException ex) {
+                            throw new IllegalStateException(ex);
+                        }
+                    },
+                    ThreadPerTask.EXECUTOR);
 
             assertThat(interrupted.get(20, TimeUnit.SECONDS))
                     .as("the watchdog interrupted the holder when its lease ended")

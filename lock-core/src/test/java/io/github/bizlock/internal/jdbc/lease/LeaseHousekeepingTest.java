@@ -7,6 +7,7 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.BizLockDao;
@@ -136,8 +137,10 @@ class LeaseHousekeepingTest {
             Housekeeper a = new Housekeeper(dao, first, Duration.ofHours(1), 1);
             Housekeeper b = new Housekeeper(LockFixture.dao(dataSource), second, Duration.ofHours(1), 1);
             CountDownLatch start = new CountDownLatch(1);
-            CompletableFuture<Integer> runA = CompletableFuture.supplyAsync(() -> run(start, a));
-            CompletableFuture<Integer> runB = CompletableFuture.supplyAsync(() -> run(start, b));
+            CompletableFuture<Integer> runA =
+                    CompletableFuture.supplyAsync(() -> run(start, a), ThreadPerTask.EXECUTOR);
+            CompletableFuture<Integer> runB =
+                    CompletableFuture.supplyAsync(() -> run(start, b), ThreadPerTask.EXECUTOR);
             start.countDown();
             assertThat(List.of(runA.get(30, TimeUnit.SECONDS), runB.get(30, TimeUnit.SECONDS)))
                     .containsExactlyInAnyOrder(0, 30);
