@@ -9,6 +9,7 @@ import com.mysql.cj.protocol.Resultset;
 import com.mysql.cj.protocol.ServerSession;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -20,15 +21,28 @@ import java.util.function.Supplier;
 public final class StatementCounter implements QueryInterceptor {
 
     /** The URL parameter that installs the counter. */
-    static final String URL_PARAMETER = "queryInterceptors=" + StatementCounter.class.getName();
+    public static final String URL_PARAMETER = "queryInterceptors=" + StatementCounter.class.getName();
 
     private static final AtomicLong SENT = new AtomicLong();
+    private static final AtomicLong MATCHED = new AtomicLong();
+    private static volatile Predicate<String> matching = sql -> false;
     private static final int COM_QUERY = 3;
     private static final int COM_STMT_EXECUTE = 23;
 
     /** Statements sent so far on counted connections, in this JVM. */
     static long sent() {
         return SENT.get();
+    }
+
+    /** From now on, counts the statements whose SQL matches, from zero. */
+    public static void countMatching(Predicate<String> which) {
+        matching = which;
+        MATCHED.set(0);
+    }
+
+    /** Statements sent on counted connections whose SQL matched, since {@link #countMatching}. */
+    public static long matched() {
+        return MATCHED.get();
     }
 
     @Override
@@ -48,7 +62,11 @@ public final class StatementCounter implements QueryInterceptor {
 
     @Override
     public <T extends Resultset> T preProcess(Supplier<String> sql, Query query) {
-        return null; // counted as a packet
+        // Counted as a packet too; here the statement's text is at hand.
+        if (matching.test(sql.get())) {
+            MATCHED.incrementAndGet();
+        }
+        return null;
     }
 
     @Override
