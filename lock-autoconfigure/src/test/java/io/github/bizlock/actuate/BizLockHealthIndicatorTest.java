@@ -7,6 +7,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.SwitchableDataSource;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -14,18 +15,42 @@ import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 
-/** The health indicator turns DOWN while held leases go unrenewed, on a real database. */
+/** The health indicator turns DOWN when the lock database does not answer or held leases go unrenewed. */
 @ExtendWith(TestDatabaseExtension.class)
 class BizLockHealthIndicatorTest {
 
+    @BeforeAll
+    static void createSchema(DataSource dataSource) {
+        LockFixture.createSchema(dataSource);
+    }
+
+    @Test
+    void isDownWhileTheDatabaseDoesNotAnswerAndUpWhenItAnswersAgain(DataSource dataSource) {
+        SwitchableDataSource lockDatabase = new SwitchableDataSource(dataSource);
+        try (LockManager manager = LockFixture.manager(LockFixture.dao(lockDatabase), InstanceId.generate())
+                .build()) {
+            BizLockHealthIndicator health = new BizLockHealthIndicator(LockFixture.dao(lockDatabase), manager);
+            assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+
+            lockDatabase.fail(); // no connection to the lock database, as when its pool cannot reach it
+            Health down = health.health(true);
+            assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(String.valueOf(down.getDetails().get("error"))).contains("CannotGetJdbcConnectionException");
+
+            lockDatabase.restore();
+            assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+        }
+    }
+
     @Test
     void isDownWhileHeldLeasesCannotBeRenewedAndUpAgainOnceTheyAreGone(TestDatabase database) throws Exception {
-        LockFixture.createSchema(database.dataSource());
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(database.jdbcUrl());
         config.setUsername(database.username());

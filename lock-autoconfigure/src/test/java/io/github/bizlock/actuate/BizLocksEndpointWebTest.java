@@ -2,6 +2,7 @@ package io.github.bizlock.actuate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.bizlock.Await;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
@@ -15,11 +16,16 @@ import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.security.Principal;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -31,7 +37,10 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.json.JsonParserFactory;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
@@ -39,17 +48,39 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * A real Spring Boot application with a web server, Actuator and the starter: the health indicator, the
  * {@code bizlocks} endpoint and the metrics endpoint over HTTP, on a real database.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@ExtendWith({TestDatabaseExtension.class, OutputCaptureExtension.class})
 class BizLocksEndpointWebTest {
 
     @Configuration(proxyBeanMethods = false)
     @EnableAutoConfiguration
     static class App {}
 
+    /** Every request is made by the authenticated user {@code ops-ann}, as a security filter chain would make it. */
+    @Configuration(proxyBeanMethods = false)
+    static class AuthenticatedAsOps {
+
+        @Bean
+        Filter authenticatedAsOps() {
+            return (request, response, chain) -> chain.doFilter(
+                    new HttpServletRequestWrapper((HttpServletRequest) request) {
+                        @Override
+                        public Principal getUserPrincipal() {
+                            return () -> "ops-ann";
+                        }
+                    },
+                    response);
+        }
+    }
+
     private final HttpClient http = HttpClient.newHttpClient();
 
     private static ConfigurableApplicationContext start(TestDatabase database, String... properties) {
-        return new SpringApplicationBuilder(App.class)
+        return start(new Class<?>[] {App.class}, database, properties);
+    }
+
+    private static ConfigurableApplicationContext start(
+            Class<?>[] sources, TestDatabase database, String... properties) {
+        return new SpringApplicationBuilder(sources)
                 .properties(
                         "server.port=0",
                         "spring.datasource.url=" + database.jdbcUrl(),
@@ -191,6 +222,71 @@ class BizLocksEndpointWebTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
+    void listsAtMostMaxLocksOldestFirstAndSaysWhenItLeftSomeOut(TestDatabase database) throws Exception {
+        try (ConfigurableApplicationContext app = start(database, "bizlock.endpoint.max-locks=2");
+                LockManager elsewhere =
+                        LockFixture.manager(database.dataSource()).build()) {
+            List<LockHandle> held = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                held.add(elsewhere
+                        .tryAcquire(new LockKey("many", "k" + i), LockMode.LEASE, Duration.ZERO, null)
+                        .orElseThrow());
+            }
+            Map<String, Object> three = json(get(app, "/actuator/bizlocks"));
+            assertThat(list(three, "held"))
+                    .extracting(lock -> lock.get("key"))
+                    .as("the two oldest of three")
+                    .containsExactly("k0", "k1");
+            assertThat(three).containsEntry("truncated", true);
+            // ROW and NAMED locks have no owner rows: the report says they are not listed, rather than none held.
+            assertThat((List<String>) three.get("notListedModes")).containsExactlyInAnyOrder("ROW", "NAMED");
+
+            held.remove(2).unlock();
+            Map<String, Object> two = json(get(app, "/actuator/bizlocks"));
+            assertThat(list(two, "held")).hasSize(2);
+            assertThat(two).containsEntry("truncated", false);
+            held.forEach(LockHandle::unlock);
+        }
+    }
+
+    @Test
+    void forceReleaseRequestsAreLoggedWithTheirPrincipal(TestDatabase database, CapturedOutput output)
+            throws Exception {
+        try (ConfigurableApplicationContext refusing =
+                start(new Class<?>[] {App.class, AuthenticatedAsOps.class}, database)) {
+            assertThat(post(refusing, "/actuator/bizlocks", "{\"name\":\"audit\",\"key\":\"1\"}")
+                            .statusCode())
+                    .isEqualTo(403);
+        }
+        assertThat(output.getAll())
+                .contains("bizlock refused to force-release lock audit/1 requested by ops-ann:"
+                        + " bizlock.endpoint.force-release.enabled is false");
+
+        try (ConfigurableApplicationContext app = start(
+                        new Class<?>[] {App.class, AuthenticatedAsOps.class},
+                        database,
+                        "bizlock.endpoint.force-release.enabled=true");
+                LockManager elsewhere =
+                        LockFixture.manager(database.dataSource()).build()) {
+            LockHandle remote = elsewhere
+                    .tryAcquire(new LockKey("audit", "2"), LockMode.LEASE, Duration.ZERO, null)
+                    .orElseThrow();
+            assertThat(post(app, "/actuator/bizlocks", "{\"name\":\"audit\",\"key\":\"2\"}")
+                            .statusCode())
+                    .isEqualTo(200);
+            assertThat(output.getAll())
+                    .contains("bizlock force-released lock audit/2 (owner " + elsewhere.instanceId()
+                            + ", fencing token " + remote.fencingToken() + ") at the request of ops-ann");
+            assertThat(post(app, "/actuator/bizlocks", "{\"name\":\"audit\",\"key\":\"3\"}")
+                            .statusCode())
+                    .isEqualTo(404);
+            assertThat(output.getAll())
+                    .contains("bizlock force release of lock audit/3 requested by ops-ann: it was not held");
+        }
+    }
+
+    @Test
     void forceReleaseWhenEnabledFreesTheLockAndItsHolderReportsItLost(TestDatabase database) throws Exception {
         List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
         try (ConfigurableApplicationContext app = start(database, "bizlock.endpoint.force-release.enabled=true");
@@ -208,10 +304,7 @@ class BizLocksEndpointWebTest {
                     .containsEntry("released", true)
                     .containsEntry("formerOwner", elsewhere.instanceId());
             // Nobody holds it until the former holder has noticed, so the loss it reports is a removal, not a takeover.
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (lost.isEmpty() && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            Await.until("the former holder reports the loss", Duration.ofSeconds(10), () -> !lost.isEmpty());
             assertThat(lost).singleElement().satisfies(event -> {
                 assertThat(event.key()).isEqualTo("nightly");
                 assertThat(event.cause()).as(event.reason()).isEqualTo(LossCause.REMOVED);

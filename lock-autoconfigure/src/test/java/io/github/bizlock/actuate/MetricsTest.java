@@ -18,7 +18,10 @@ import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -104,6 +107,16 @@ class MetricsTest {
 
     @Test
     void acquisitionsWaitsHoldsAndGaugesMoveWithTheLocks(DataSource dataSource) throws Exception {
+        Set<String> histograms = new java.util.concurrent.ConcurrentSkipListSet<>();
+        registry.config().meterFilter(new MeterFilter() {
+            @Override
+            public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
+                if (Boolean.TRUE.equals(config.isPercentileHistogram())) {
+                    histograms.add(id.getName());
+                }
+                return config;
+            }
+        });
         LockKey key = new LockKey("metrics", "a");
         try (LockManager manager = manager(LockFixture.dao(dataSource), Set.of(), Duration.ofSeconds(30))) {
             LockHandle held =
@@ -157,6 +170,12 @@ class MetricsTest {
             assertThat(wait.max(TimeUnit.NANOSECONDS))
                     .as("the waiter's wait")
                     .isGreaterThan(wait.totalTime(TimeUnit.NANOSECONDS) / 3);
+            // A percentile histogram: registries that aggregate percentiles (Prometheus) publish it as the buckets
+            // (bizlock_wait_seconds_bucket) the README's histogram_quantile query reads. This registry does not publish
+            // buckets, so the meter's own configuration is checked.
+            assertThat(histograms)
+                    .as("meters configured with a percentile histogram")
+                    .containsExactly("bizlock.wait");
         }
     }
 

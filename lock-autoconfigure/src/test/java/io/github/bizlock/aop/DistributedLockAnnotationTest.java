@@ -6,16 +6,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.bizlock.LockAcquisitionException;
+import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.annotation.OnFailure;
+import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LockRow;
+import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.internal.lock.LockSnapshot;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -123,8 +129,46 @@ class DistributedLockAnnotationTest {
         }
     }
 
+    /** What the lock of a running method looks like from inside it. */
+    record Lease(Duration length, boolean renewedByWatchdog) {}
+
+    static class Leases {
+
+        private final ObjectProvider<BizLockDao> dao;
+        private final ObjectProvider<LockManager> manager;
+
+        Leases(ObjectProvider<BizLockDao> dao, ObjectProvider<LockManager> manager) {
+            this.dao = dao;
+            this.manager = manager;
+        }
+
+        @DistributedLock(name = "leased", key = "#p0", leaseTime = "7s")
+        public Lease fixed(String id) {
+            return lease(id);
+        }
+
+        @DistributedLock(name = "leased", key = "#p0")
+        public Lease renewed(String id) {
+            return lease(id);
+        }
+
+        private Lease lease(String id) {
+            LockRow row = dao.getObject().find(new LockKey("leased", id)).orElseThrow();
+            LockSnapshot lock = manager.getObject().locks().stream()
+                    .filter(snapshot -> snapshot.key().key().equals(id))
+                    .findFirst()
+                    .orElseThrow();
+            return new Lease(Duration.between(row.acquiredAt(), row.expiresAt()), lock.renewedByWatchdog());
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class Services {
+
+        @Bean
+        Leases leases(ObjectProvider<BizLockDao> dao, ObjectProvider<LockManager> manager) {
+            return new Leases(dao, manager);
+        }
 
         @Bean
         DefaultOrders orders(ObjectProvider<BizLockDao> dao) {
@@ -252,6 +296,14 @@ class DistributedLockAnnotationTest {
                 .hasMessageContaining("'#order.id' evaluated to null"));
     }
 
+    static class TwoModes {
+
+        @DistributedLock(
+                name = "x",
+                mode = {LockMode.LEASE, LockMode.ROW})
+        public void run() {}
+    }
+
     static class MissingFallback {
 
         @DistributedLock(name = "x", onFailure = OnFailure.FALLBACK, fallback = "nowhere")
@@ -284,6 +336,29 @@ class DistributedLockAnnotationTest {
 
         @DistributedLock(name = "x", key = "#p0 +")
         public void run(String id) {}
+    }
+
+    @Test
+    void theAnnotationsLeaseTimeIsTheLeaseAndIsNotRenewed() {
+        runner.run(context -> {
+            Leases leases = context.getBean(Leases.class);
+            assertThat(leases.fixed("a")).isEqualTo(new Lease(Duration.ofSeconds(7), false));
+            assertThat(leases.renewed("b"))
+                    .as("without it, the watchdog lease, renewed")
+                    .isEqualTo(new Lease(LockManager.DEFAULT_WATCHDOG_LEASE, true));
+        });
+    }
+
+    @Test
+    void failsAtStartWhenTwoModesAreNamed() {
+        runner.withBean(TwoModes.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .hasStackTraceContaining("TwoModes.run()")
+                    .rootCause()
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("names 2 modes; name at most one");
+        });
     }
 
     @Test

@@ -39,6 +39,7 @@ import org.springframework.boot.transaction.autoconfigure.TransactionManagerCust
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -92,6 +93,13 @@ class LockLostPolicyTest {
         @Transactional
         public void defaultPolicyInOwnTransaction(String id) throws InterruptedException {
             writeAndWaitForLoss(id);
+        }
+
+        /** No policy on the annotation, no transaction: works until interrupted (or for 30 s). */
+        @DistributedLock(name = "policy", key = "#id")
+        public void sleepUnderTheDefaultPolicy(String id) throws InterruptedException {
+            entered.countDown();
+            Thread.sleep(30_000);
         }
 
         private void writeAndWaitForLoss(String id) throws InterruptedException {
@@ -256,6 +264,47 @@ class LockLostPolicyTest {
                     () -> writer.defaultPolicyInOwnTransaction("by-property"));
             assertThat(failure).isInstanceOf(LockLostException.class).hasMessageContaining("rolled back");
             assertThat(rows("by-property")).isZero();
+        });
+    }
+
+    @Test
+    void theInterruptPropertyInterruptsTheHolderOfALockThatNamesNoPolicy() {
+        runner.withPropertyValues("bizlock.on-lost=interrupt").run(context -> {
+            Writer writer = context.getBean(Writer.class);
+            Throwable failure = callAndLoseTheLock(
+                    writer,
+                    context.getBean(LockManager.class),
+                    "interrupted-by-property",
+                    () -> writer.sleepUnderTheDefaultPolicy("interrupted-by-property"));
+            assertThat(failure)
+                    .as("the sleep under the lock ended when the lock was lost, long before its 30 s")
+                    .isInstanceOf(InterruptedException.class);
+        });
+    }
+
+    /** A transaction manager the application defines itself, with bizlock's listener registered as README says. */
+    @Configuration(proxyBeanMethods = false)
+    static class OwnTransactionManager {
+
+        @Bean
+        DataSourceTransactionManager transactionManager(DataSource dataSource, RollbackOnLockLost rollbackOnLockLost) {
+            DataSourceTransactionManager manager = new DataSourceTransactionManager(dataSource);
+            manager.addListener(rollbackOnLockLost);
+            return manager;
+        }
+    }
+
+    @Test
+    void rollbackOnlyWorksWithATransactionManagerOfTheApplicationsOwn() {
+        runner.withUserConfiguration(OwnTransactionManager.class).run(context -> {
+            Writer writer = context.getBean(Writer.class);
+            Throwable failure = callAndLoseTheLock(
+                    writer,
+                    context.getBean(LockManager.class),
+                    "own-manager",
+                    () -> writer.rollbackOnlyInOwnTransaction("own-manager"));
+            assertThat(failure).isInstanceOf(LockLostException.class).hasMessageContaining("rolled back");
+            assertThat(rows("own-manager")).as("the insert was rolled back").isZero();
         });
     }
 

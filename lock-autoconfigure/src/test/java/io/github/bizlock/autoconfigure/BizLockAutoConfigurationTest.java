@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.Await;
+import io.github.bizlock.CountingDataSource;
 import io.github.bizlock.LockAcquisitionException;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
+import io.github.bizlock.LockLostListener;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
+import io.github.bizlock.TurnOrder;
 import io.github.bizlock.aop.DistributedLockAdvisor;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
@@ -26,6 +29,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -286,6 +291,127 @@ class BizLockAutoConfigurationTest {
                 });
     }
 
+    @Test
+    void theFairPropertyGivesThreadsTheLockInTheOrderTheyAskedForIt() {
+        runner.withPropertyValues("bizlock.table-name=lock_fair", "bizlock.fair=true")
+                .run(context -> {
+                    for (int round = 0; round < 5; round++) {
+                        assertThat(TurnOrder.afterReleasingAndAskingAgain(
+                                        context.getBean(LockTemplate.class), "fair", "r" + round, 3))
+                                .as("round %d: a thread that asks again goes behind those already waiting", round)
+                                .isEqualTo(TurnOrder.queuedFirst(3));
+                    }
+                });
+    }
+
+    @Test
+    void theBackoffPropertiesSpaceTheAttemptsOnALeaseHeldElsewhere() {
+        // In a 1 s wait: pauses of 125-250 ms leave room for at most 9 attempts, pauses of at most 1 ms for many
+        // more; the default (5 ms doubling to 100 ms, each drawn from its upper half) makes 10-17.
+        assertThat(attemptsInOneSecondWhileHeldElsewhere("bizlock.backoff.initial=250ms", "bizlock.backoff.max=250ms"))
+                .isBetween(4, 9);
+        assertThat(attemptsInOneSecondWhileHeldElsewhere("bizlock.backoff.initial=1ms", "bizlock.backoff.max=1ms"))
+                .isGreaterThan(25);
+    }
+
+    /**
+     * How many attempts one wait of 1 s for a LEASE lock held by another instance makes: each attempt begins with the
+     * {@code UPDATE} that takes over a free or expired row.
+     */
+    private int attemptsInOneSecondWhileHeldElsewhere(String... backoff) {
+        AtomicInteger attempts = new AtomicInteger(-1);
+        runner.withUserConfiguration(CountedDataSource.class)
+                .withPropertyValues(
+                        "bizlock.table-name=lock_backoff", "test.counted-sql=(?s)^\\s*UPDATE\\b.*LAST_INSERT_ID")
+                .withPropertyValues(backoff)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    LockTemplate template = context.getBean(LockTemplate.class);
+                    AtomicInteger counted = context.getBean(CountedDataSource.class).counted;
+                    try (AutoCloseable held = heldByAnotherInstance("lock_backoff", "invoice", "12")) {
+                        counted.set(0);
+                        assertThat(template.tryAcquire("invoice", "12", Duration.ofSeconds(1)))
+                                .isEmpty();
+                        attempts.set(counted.get());
+                    }
+                });
+        return attempts.get();
+    }
+
+    /** A lock held by another instance on the same table until the returned handle is closed. */
+    private AutoCloseable heldByAnotherInstance(String table, String name, String key) throws InterruptedException {
+        BizLockDao dao = new BizLockDao(
+                database.dataSource(),
+                new org.springframework.jdbc.datasource.DataSourceTransactionManager(database.dataSource()),
+                io.github.bizlock.internal.jdbc.dialect.Dialects.detect(database.dataSource(), table),
+                table);
+        LockManager other =
+                io.github.bizlock.LockFixture.manager(dao, "other-instance").build();
+        LockHandle handle = other.tryAcquire(new LockKey(name, key), LockMode.LEASE, Duration.ZERO, null)
+                .orElseThrow();
+        return () -> {
+            handle.unlock();
+            other.close();
+        };
+    }
+
+    @Test
+    void theHousekeepingIntervalAndRetentionDecideWhichRowsArePurgedAndWhen() {
+        runner.withPropertyValues(
+                        "bizlock.table-name=lock_kept",
+                        "bizlock.housekeeping.interval=200ms",
+                        "bizlock.housekeeping.retention=30m")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    LockTemplate template = context.getBean(LockTemplate.class);
+                    BizLockDao dao = context.getBean(BizLockDao.class);
+                    for (String key : List.of("old-1", "old-2", "recent")) {
+                        template.execute("aged", key, () -> null);
+                    }
+                    // Released 45 and 10 minutes ago, in one statement, so every run sees both ages at once.
+                    new JdbcTemplate(context.getBean(DataSource.class))
+                            .update("UPDATE lock_kept SET modified_at = UTC_TIMESTAMP(6) - INTERVAL"
+                                    + " (CASE WHEN biz_id LIKE 'old%' THEN 45 ELSE 10 END) MINUTE"
+                                    + " WHERE biz_type = 'aged'");
+                    // Within seconds, not the default 10 minutes: the interval was applied.
+                    Await.until(
+                            "rows free for longer than the retention are purged",
+                            Duration.ofSeconds(20),
+                            () -> dao.find(new LockKey("aged", "old-1")).isEmpty()
+                                    && dao.find(new LockKey("aged", "old-2")).isEmpty());
+                    assertThat(dao.find(new LockKey("aged", "recent")))
+                            .as("free for less than the 30 min retention: kept")
+                            .isPresent();
+                });
+    }
+
+    @Test
+    void theHousekeepingBatchSizeIsTheMostRowsOneStatementDeletes() {
+        runner.withUserConfiguration(CountedDataSource.class)
+                .withPropertyValues(
+                        "bizlock.table-name=lock_batches",
+                        "bizlock.housekeeping.interval=1h",
+                        "bizlock.housekeeping.retention=1m",
+                        "bizlock.housekeeping.batch-size=2",
+                        "test.counted-sql=DELETE\\s+FROM\\s+lock_batches\\s")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    LockTemplate template = context.getBean(LockTemplate.class);
+                    for (int i = 0; i < 5; i++) {
+                        template.execute("batched", "k" + i, () -> null);
+                    }
+                    new JdbcTemplate(context.getBean(DataSource.class))
+                            .update("UPDATE lock_batches SET modified_at = UTC_TIMESTAMP(6) - INTERVAL 1 HOUR"
+                                    + " WHERE biz_type = 'batched'");
+                    AtomicInteger deletes = context.getBean(CountedDataSource.class).counted;
+                    deletes.set(0);
+                    assertThat(context.getBean(Housekeeper.class).runOnce()).isEqualTo(5);
+                    assertThat(deletes.get())
+                            .as("statements for 5 rows in batches of 2")
+                            .isEqualTo(3);
+                });
+    }
+
     /** A lock taken and held by a thread of its own until the returned handle is closed. */
     private static AutoCloseable heldByAnotherThread(LockTemplate template, String name, String key) throws Exception {
         CountDownLatch taken = new CountDownLatch(1);
@@ -397,7 +523,7 @@ class BizLockAutoConfigurationTest {
     @Test
     void publishesLostLocksAsApplicationEvents() {
         runner.withPropertyValues("bizlock.table-name=lock_events", "bizlock.lease-time=1s")
-                .withUserConfiguration(LostLocks.class)
+                .withUserConfiguration(LostLocks.class, ListenerBean.class)
                 .run(context -> {
                     LockTemplate template = context.getBean(LockTemplate.class);
                     LockHandle lock = template.acquire("report", "daily");
@@ -410,6 +536,13 @@ class BizLockAutoConfigurationTest {
                     List<LockLostEvent> events = context.getBean(LostLocks.class).events;
                     Await.until("the event is published", Duration.ofSeconds(5), () -> !events.isEmpty());
                     assertThat(events)
+                            .singleElement()
+                            .extracting(LockLostEvent::key)
+                            .isEqualTo("daily");
+                    // LockLostListener beans are told too, once.
+                    List<LockLostEvent> told = context.getBean(ListenerBean.class).told;
+                    Await.until("the listener bean is told", Duration.ofSeconds(5), () -> !told.isEmpty());
+                    assertThat(told)
                             .singleElement()
                             .extracting(LockLostEvent::key)
                             .isEqualTo("daily");
@@ -478,6 +611,37 @@ class BizLockAutoConfigurationTest {
         @Bean
         DataSource secondDataSource(org.springframework.core.env.Environment env) {
             return hikari(env.getRequiredProperty("spring.datasource.url"), env);
+        }
+    }
+
+    /**
+     * The application's DataSource, counting the statements prepared whose SQL matches the regular expression in
+     * {@code test.counted-sql}.
+     */
+    @Configuration(proxyBeanMethods = false)
+    static class CountedDataSource {
+
+        final AtomicInteger counted = new AtomicInteger();
+
+        @Bean
+        DataSource dataSource(org.springframework.core.env.Environment env) {
+            Pattern sql = Pattern.compile(env.getRequiredProperty("test.counted-sql"), Pattern.CASE_INSENSITIVE);
+            HikariDataSource pool = hikari(env.getRequiredProperty("spring.datasource.url"), env);
+            pool.setMaximumPoolSize(4);
+            pool.setMinimumIdle(0);
+            return CountingDataSource.counting(pool, text -> sql.matcher(text).find(), counted);
+        }
+    }
+
+    /** A {@link LockLostListener} bean, which the auto-configuration tells of lost locks. */
+    @Configuration(proxyBeanMethods = false)
+    static class ListenerBean {
+
+        final List<LockLostEvent> told = new CopyOnWriteArrayList<>();
+
+        @Bean
+        LockLostListener recordingListener() {
+            return told::add;
         }
     }
 

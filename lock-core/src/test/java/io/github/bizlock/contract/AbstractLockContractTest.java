@@ -54,6 +54,9 @@ public abstract class AbstractLockContractTest {
 
     private static final Duration CRASH_LEASE = Duration.ofSeconds(2);
 
+    /** How many runs the negative control gets to show that the fuzz checks catch a missing lock. */
+    private static final int NEGATIVE_CONTROL_RUNS = 5;
+
     private final List<LockManager> managers = new ArrayList<>();
     private String lockName = "contract";
 
@@ -214,15 +217,24 @@ public abstract class AbstractLockContractTest {
 
     @Test
     void fuzzCheckDetectsLostUpdatesWithoutTheLock(DataSource dataSource) throws Exception {
-        // The same workload with no lock at all: the checks above must catch it, or they prove nothing.
-        FuzzWorkload.createTables(dataSource, 1);
-        FuzzWorkload.Result result =
-                FuzzWorkload.run(null, mode(), dataSource, "nolock", lockName, 4, 50, 1, 2_000_000);
-        FuzzWorkload.Verdict verdict = FuzzWorkload.verify(dataSource, result.log());
-        assertThat(verdict.sections()).isEqualTo(200);
-        assertThat(verdict.lostUpdates()).isPositive();
-        assertThat(verdict.problems()).isNotEmpty();
-        assertThat(result.overlaps()).isPositive();
+        // The same workload with no lock at all: the checks above must catch it, or they prove nothing. Whether one
+        // run without the lock races depends on the scheduler, so the control gets a few runs; it passes on the first
+        // run that every check catches, and fails only if none of them does.
+        List<String> missed = new ArrayList<>();
+        for (int run = 1; run <= NEGATIVE_CONTROL_RUNS; run++) {
+            FuzzWorkload.createTables(dataSource, 1);
+            FuzzWorkload.Result result =
+                    FuzzWorkload.run(null, mode(), dataSource, "nolock", lockName, 4, 50, 1, 2_000_000);
+            FuzzWorkload.Verdict verdict = FuzzWorkload.verify(dataSource, result.log());
+            assertThat(verdict.sections()).isEqualTo(200);
+            if (verdict.lostUpdates() > 0 && !verdict.problems().isEmpty() && result.overlaps() > 0) {
+                return;
+            }
+            missed.add("run " + run + ": " + verdict.lostUpdates() + " lost updates, "
+                    + verdict.problems().size() + " problems, " + result.overlaps() + " overlaps");
+        }
+        throw new AssertionError(
+                "Without the lock, the fuzz checks caught nothing in " + NEGATIVE_CONTROL_RUNS + " runs: " + missed);
     }
 
     @Test
@@ -322,7 +334,9 @@ public abstract class AbstractLockContractTest {
             for (int i = 0; i < 20; i++) {
                 long start = System.nanoTime();
                 assertThat(tryNow(b, "1")).isEmpty();
-                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+                // A ceiling for a busy machine, below the shortest server wait (1 s): an attempt that became a wait
+                // still breaks it.
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(900));
             }
             assertThat(held.isHeld()).isTrue();
         }
@@ -370,7 +384,11 @@ public abstract class AbstractLockContractTest {
         Optional<LockHandle> result = attempt.run();
         Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
         assertThat(result).isEmpty();
-        assertThat(elapsed).isGreaterThanOrEqualTo(wait).isLessThan(wait.plusMillis(300));
+        // Never early. The ceiling is widened for a busy machine, but stays below the whole second a server wait would
+        // be rounded up to (ROW and NAMED wait in whole seconds on the server): a wait that ends by the server's
+        // timeout instead of at the budget, or a LEASE retry that sleeps past the deadline, still breaks it.
+        Duration wholeSeconds = Duration.ofSeconds((wait.toMillis() + 999) / 1000);
+        assertThat(elapsed).isGreaterThanOrEqualTo(wait).isLessThan(wholeSeconds.minusMillis(100));
     }
 
     @Test

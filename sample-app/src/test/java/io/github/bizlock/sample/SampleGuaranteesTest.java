@@ -48,6 +48,9 @@ import org.springframework.test.context.DynamicPropertySource;
         properties = {"sample.embedded-db.enabled=false", "sample.work=10ms", "sample.job.period=1s"})
 class SampleGuaranteesTest {
 
+    /** How many rounds the negative control gets to show that the oversell check can fail. */
+    private static final int NEGATIVE_CONTROL_ROUNDS = 5;
+
     static final TestDatabase DATABASE = TestDatabases.create();
     static ConfigurableApplicationContext secondReplica;
 
@@ -169,14 +172,23 @@ class SampleGuaranteesTest {
 
     @Test
     void unprotectedReservationsOversell() throws Exception {
-        inventory.reset("SKU-UNLOCKED", 50);
+        // Proves the probe can fail: without the lock, requests read the same stock and sell it twice. Whether one
+        // round of 200 requests races depends on the scheduler, so the control gets a few rounds; it passes on the
+        // first that oversells, and fails only if none does.
+        List<StockReport> rounds = new ArrayList<>();
+        for (int round = 0; round < NEGATIVE_CONTROL_ROUNDS; round++) {
+            inventory.reset("SKU-UNLOCKED", 50);
 
-        concurrently(200, i -> () -> inventory.reserveUnprotected("SKU-UNLOCKED", 1));
+            concurrently(200, i -> () -> inventory.reserveUnprotected("SKU-UNLOCKED", 1));
 
-        // Proves the probe can fail: without the lock, requests read the same stock and sell it twice.
-        StockReport report = inventory.report("SKU-UNLOCKED");
-        assertThat(report.oversold()).isPositive();
-        assertThat(report.stockLeft() + report.reserved()).isGreaterThan(report.initialStock());
+            StockReport report = inventory.report("SKU-UNLOCKED");
+            if (report.oversold() > 0) {
+                assertThat(report.stockLeft() + report.reserved()).isGreaterThan(report.initialStock());
+                return;
+            }
+            rounds.add(report);
+        }
+        throw new AssertionError("Without the lock, no round of " + NEGATIVE_CONTROL_ROUNDS + " oversold: " + rounds);
     }
 
     @Test
@@ -219,7 +231,8 @@ class SampleGuaranteesTest {
         try {
             // The first holder stalls for 3 s with a 2 s lease; the second replica gets the lock when the lease ends.
             Future<Integer> stale = pool.submit(() -> inventory.restock("SKU-FENCED", 100, Duration.ofSeconds(3)));
-            Thread.sleep(300);
+            // The second replica asks only once the first holds the lock, however slowly its thread starts.
+            awaitHeld("stock-restock", "SKU-FENCED");
             int afterFresh = other.restock("SKU-FENCED", 10, Duration.ZERO);
 
             assertThat(afterFresh).isEqualTo(15);
@@ -227,6 +240,23 @@ class SampleGuaranteesTest {
             assertThat(inventory.report("SKU-FENCED").stockLeft()).isEqualTo(15);
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    /** Returns once a LEASE lock is held, or fails after 10 s. */
+    private void awaitHeld(String name, String key) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (jdbc.queryForObject(
+                        "SELECT COUNT(*) FROM biz_lock WHERE biz_type = ? AND biz_id = ? AND owner_id IS NOT NULL"
+                                + " AND expire_at > UTC_TIMESTAMP(6)",
+                        Integer.class,
+                        name,
+                        key)
+                == 0) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("Lock " + name + "/" + key + " was not taken within 10 s");
+            }
+            Thread.sleep(10);
         }
     }
 

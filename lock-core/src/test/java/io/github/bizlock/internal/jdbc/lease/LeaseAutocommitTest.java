@@ -23,6 +23,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
@@ -48,6 +49,23 @@ class LeaseAutocommitTest {
         try (LockManager holder = LockFixture.manager(manualCommit).build();
                 LockManager other = LockFixture.manager(dataSource).build()) {
             assertAcquisitionsAndReleasesCommit(holder, other, new LockKey("autocommit", "1"));
+        }
+    }
+
+    @Test
+    void aConnectionHandedOutWithoutAutocommitIsHandedBackWithout(DataSource dataSource) throws Exception {
+        // One physical connection that stays open, as a pool keeps it: whatever the writes do to its autocommit, the
+        // next user of the connection finds. (Hikari would reset it on return; not every pool does.)
+        try (Connection physical = dataSource.getConnection()) {
+            physical.setAutoCommit(false);
+            SingleConnectionDataSource pooled = new SingleConnectionDataSource(physical, true);
+            try (LockManager holder = LockFixture.manager(pooled).build();
+                    LockManager other = LockFixture.manager(dataSource).build()) {
+                assertAcquisitionsAndReleasesCommit(holder, other, new LockKey("autocommit", "restored"));
+                assertThat(physical.getAutoCommit())
+                        .as("autocommit switched on for each write, and back")
+                        .isFalse();
+            }
         }
     }
 

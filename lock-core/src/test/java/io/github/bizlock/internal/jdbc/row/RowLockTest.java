@@ -2,11 +2,13 @@ package io.github.bizlock.internal.jdbc.row;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
+import io.github.bizlock.contract.StatementCounter;
 import io.github.bizlock.internal.jdbc.session.AbstractSessionLockTest;
 import io.github.bizlock.internal.jdbc.session.SessionLocks;
 import java.sql.Connection;
@@ -102,6 +104,35 @@ class RowLockTest extends AbstractSessionLockTest {
             assertThat(order)
                     .as("MariaDB grants row locks first come, first served")
                     .isSorted();
+        }
+    }
+
+    @Test
+    void mySqlsLockWaitTimeoutIsSetOnlyWhenItChanges() throws Exception {
+        // MariaDB waits with FOR UPDATE WAIT n; MySQL through the session variable, one statement more when it changes.
+        assumeFalse(database.server().isMariaDb(), "MySQL only");
+        try (SessionLocks counted = SessionLocks.open(
+                        mode(),
+                        LockFixture.dao(dataSource),
+                        new org.springframework.jdbc.datasource.DriverManagerDataSource(
+                                database.jdbcUrl() + "&" + StatementCounter.URL_PARAMETER,
+                                database.username(),
+                                database.password()),
+                        1);
+                LockHandle held = a.template().acquire(name, "1")) {
+            StatementCounter.countMatching(sql -> sql.contains("innodb_lock_wait_timeout"));
+            // Two waits that the server counts as 1 s, on the one session: set once.
+            for (int i = 0; i < 2; i++) {
+                assertThat(counted.template().tryAcquire(name, "1", Duration.ofMillis(300)))
+                        .isEmpty();
+            }
+            assertThat(StatementCounter.matched()).as("sets for two 1 s waits").isEqualTo(1);
+            // A wait of 2 s on the server: set again.
+            assertThat(counted.template().tryAcquire(name, "1", Duration.ofMillis(1500)))
+                    .isEmpty();
+            assertThat(StatementCounter.matched()).as("sets after a 2 s wait").isEqualTo(2);
+        } finally {
+            StatementCounter.countMatching(sql -> false);
         }
     }
 }

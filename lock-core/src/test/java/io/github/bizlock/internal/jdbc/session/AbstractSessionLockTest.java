@@ -42,8 +42,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @ExtendWith(TestDatabaseExtension.class)
 public abstract class AbstractSessionLockTest {
 
-    /** How far a wait may overrun its budget. */
-    private static final long WAIT_TOLERANCE_MILLIS = 100;
+    /**
+     * How soon a holder must learn that its session ended: heartbeats run every 200 ms here (a third of
+     * {@link SessionLocks#HEARTBEAT_LEASE}). A ceiling for a busy machine, which a holder that learns only at unlock, or
+     * never, still breaks.
+     */
+    private static final long LOSS_NOTICED_CEILING_MILLIS = 5000;
 
     protected TestDatabase database;
     protected DataSource dataSource;
@@ -128,7 +132,9 @@ public abstract class AbstractSessionLockTest {
         try (LockHandle ignored = a.template().acquire(name, "1")) {
             long start = System.nanoTime();
             assertThat(b.template().tryAcquire(name, "1", Duration.ZERO)).isEmpty();
-            assertThat(millisSince(start)).isLessThan(500);
+            // A ceiling for a busy machine, below the shortest wait the server knows (1 s): a no-wait attempt that
+            // became a one-second wait still breaks it.
+            assertThat(millisSince(start)).isLessThan(900);
             assertThat(b.heldSessions()).isZero();
         }
     }
@@ -153,7 +159,11 @@ public abstract class AbstractSessionLockTest {
             long elapsed = millisSince(start);
             assertThat(none).isEmpty();
             System.out.printf("%s %s: wait of %d ms ended after %d ms%n", server(), mode(), budget.toMillis(), elapsed);
-            assertThat(elapsed).isBetween(budget.toMillis(), budget.toMillis() + WAIT_TOLERANCE_MILLIS);
+            // Never early. The ceiling is widened for a busy machine, but stays below the whole second the server
+            // would round the wait up to (innodb_lock_wait_timeout and GET_LOCK count whole seconds): a wait that the
+            // KILL QUERY watcher no longer ends on time still breaks it.
+            long wholeSeconds = TimeUnit.SECONDS.toMillis(SessionSupport.ceilSeconds(budget.toNanos()));
+            assertThat(elapsed).isBetween(budget.toMillis(), wholeSeconds - 100);
             assertThat(b.heldSessions()).isZero();
         }
         // The session that timed out is reused and still works.
@@ -201,7 +211,8 @@ public abstract class AbstractSessionLockTest {
                     .hasMessageContaining("nothing is held")
                     .cause()
                     .isInstanceOf(InterruptedException.class);
-            assertThat(millisSince(start)).isLessThan(1000);
+            // A ceiling for a busy machine (measured: a few ms): a wait that ignores the interrupt runs for its 20 s.
+            assertThat(millisSince(start)).isLessThan(5000);
             assertThat(b.heldSessions()).isZero();
             assertThat(b.manager().heldCount()).isZero();
             assertThat(countWaiters()).isZero();
@@ -218,7 +229,7 @@ public abstract class AbstractSessionLockTest {
         assertThatThrownBy(held::fencingToken)
                 .as("either the statement fails on the dead session or the loss is known already")
                 .isInstanceOfAny(LockLostException.class, org.springframework.dao.DataAccessException.class);
-        awaitTrue(() -> !held.isHeld(), SessionLocks.HEARTBEAT_LEASE.toMillis());
+        awaitTrue(() -> !held.isHeld(), LOSS_NOTICED_CEILING_MILLIS);
         assertThatThrownBy(held::fencingToken).isInstanceOf(LockLostException.class);
         assertThatThrownBy(held::unlock).isInstanceOf(LockLostException.class);
     }
@@ -231,9 +242,9 @@ public abstract class AbstractSessionLockTest {
         long heldToken = held.fencingToken();
         long killedAt = System.nanoTime();
         SessionLocks.kill(dataSource, holderConnectionId(name, "1"));
-        awaitTrue(() -> !held.isHeld(), SessionLocks.HEARTBEAT_LEASE.toMillis());
+        awaitTrue(() -> !held.isHeld(), LOSS_NOTICED_CEILING_MILLIS);
         System.out.printf("%s %s: KILL noticed after %d ms%n", server(), mode(), millisSince(killedAt));
-        awaitTrue(() -> !lost.isEmpty(), 1000);
+        awaitTrue(() -> !lost.isEmpty(), LOSS_NOTICED_CEILING_MILLIS);
         assertThat(lost.get(0).fencingToken()).isEqualTo(heldToken);
         assertThat(held.fencingToken()).as("issued before, so still known").isEqualTo(heldToken);
         assertThat(lost.get(0).mode()).isEqualTo(mode());
@@ -247,6 +258,31 @@ public abstract class AbstractSessionLockTest {
         awaitTrue(() -> a.heldSessions() == 0, 5000);
         try (LockHandle again = a.template().acquire(name, "1")) {
             assertThat(again.isHeld()).isTrue();
+        }
+    }
+
+    @Test
+    void aSessionThatReconnectsIsReportedLostNeverTrusted() throws Exception {
+        // Session connections opened with the driver's autoReconnect, as a lock DataSource URL might ask for: the
+        // reconnected session is a new one, which holds nothing.
+        try (SessionLocks reconnecting = SessionLocks.open(
+                mode(),
+                LockFixture.dao(dataSource),
+                new org.springframework.jdbc.datasource.DriverManagerDataSource(
+                        database.jdbcUrl() + "&autoReconnect=true", database.username(), database.password()),
+                2)) {
+            List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
+            reconnecting.manager().addListener(lost::add);
+            LockHandle held = reconnecting.template().acquire(name, "1");
+            SessionLocks.kill(dataSource, holderConnectionId(name, "1"));
+            try (LockHandle next =
+                    b.template().acquire(name, "1", LockOptions.defaults().waitTime(Duration.ofSeconds(10)))) {
+                // The server freed the lock with the killed session; its former holder must learn it.
+                awaitTrue(() -> !held.isHeld(), LOSS_NOTICED_CEILING_MILLIS);
+                awaitTrue(() -> !lost.isEmpty(), LOSS_NOTICED_CEILING_MILLIS);
+                assertThat(next.isHeld()).isTrue();
+            }
+            assertThatThrownBy(held::unlock).isInstanceOf(LockLostException.class);
         }
     }
 
@@ -297,8 +333,9 @@ public abstract class AbstractSessionLockTest {
                     .isInstanceOf(LockLostException.class)
                     .satisfies(ex ->
                             assertThat(((LockLostException) ex).event().cause()).isEqualTo(LossCause.UNREACHABLE));
-            // Ceiling: a release on the frozen session would wait for its read timeout (10 s).
-            assertThat(millisSince(unlocking)).isLessThan(1000);
+            // A ceiling for a busy machine (measured: a few ms): a release on the frozen session would wait for its
+            // read timeout (10 s).
+            assertThat(millisSince(unlocking)).isLessThan(5000);
 
             network.close(); // the partition ends the connection: the server ends the session and frees the lock
             try (LockHandle next =
@@ -460,9 +497,18 @@ public abstract class AbstractSessionLockTest {
     void fixedLeaseIsIgnoredAndHeartbeatsKeepTheLock() throws Exception {
         try (LockHandle held =
                 a.template().acquire(name, "1", LockOptions.defaults().leaseTime(Duration.ofMillis(200)))) {
-            Thread.sleep(3 * SessionLocks.HEARTBEAT_LEASE.toMillis());
-            assertThat(held.isHeld()).isTrue();
-            assertThat(b.template().tryAcquire(name, "1", Duration.ZERO)).isEmpty();
+            // Checked all along, not once after a sleep: for three heartbeat leases, far past the 200 ms lease.
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3 * SessionLocks.HEARTBEAT_LEASE.toMillis());
+            int checks = 0;
+            while (System.nanoTime() - end < 0) {
+                assertThat(held.isHeld()).as("check %d", checks).isTrue();
+                assertThat(b.template().tryAcquire(name, "1", Duration.ZERO))
+                        .as("check %d", checks)
+                        .isEmpty();
+                checks++;
+                Thread.sleep(50);
+            }
+            assertThat(checks).isPositive();
         }
     }
 
@@ -515,7 +561,9 @@ public abstract class AbstractSessionLockTest {
             long freedAfter = TimeUnit.NANOSECONDS.toMillis(mine[1] - killedAt);
             System.out.printf("%s %s: SIGKILLed holder's lock freed after %d ms%n", server(), mode(), freedAfter);
             assertThat(mine[0]).as("token of the next holder").isGreaterThan(childToken);
-            assertThat(freedAfter).isLessThan(1000);
+            // A ceiling for a busy machine (measured: 10-60 ms): a lock that is freed only when something times out
+            // (the waiter's 10 s budget, a lease) still breaks it.
+            assertThat(freedAfter).isLessThan(3000);
         } finally {
             child.destroyForcibly();
             child.waitFor(10, TimeUnit.SECONDS);
@@ -527,7 +575,9 @@ public abstract class AbstractSessionLockTest {
 
     protected int countWaiters() {
         Integer count = jdbc.queryForObject(
-                "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ? AND ID <> CONNECTION_ID()",
+                // This test's database only: the server is shared with other tests, whose waiters must not count.
+                "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND INFO LIKE ?"
+                        + " AND ID <> CONNECTION_ID()",
                 Integer.class,
                 "%" + waitingStatement() + "%");
         return count == null ? 0 : count;

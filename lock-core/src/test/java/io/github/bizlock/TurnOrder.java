@@ -1,0 +1,69 @@
+package io.github.bizlock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Which thread of one process gets a contended lock next. Threads queue up, one after another, for a lock the calling
+ * thread holds; the caller then releases it and at once asks for it again. A fair lock serves the queued threads
+ * first, in the order they asked; an unfair one lets the caller, which is running while they are parked, barge ahead.
+ */
+public final class TurnOrder {
+
+    private TurnOrder() {}
+
+    /**
+     * Queues {@code waiters} threads, numbered from 1, for lock {@code name}/{@code key}, which the calling thread
+     * holds, then releases it and asks for it again.
+     *
+     * @return the number of the thread of each hold after the release, the caller's being 0
+     */
+    public static List<Integer> afterReleasingAndAskingAgain(LockTemplate locks, String name, String key, int waiters)
+            throws Exception {
+        List<Integer> order = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> workers = new ArrayList<>();
+        LockOptions patiently = LockOptions.defaults().waitTime(Duration.ofSeconds(60));
+        LockHandle first = locks.acquire(name, key, patiently);
+        try {
+            for (int t = 1; t <= waiters; t++) {
+                int number = t;
+                Thread worker = new Thread(
+                        () -> {
+                            try (LockHandle ignored = locks.acquire(name, key, patiently)) {
+                                order.add(number);
+                            }
+                        },
+                        "waiter-" + t);
+                worker.start();
+                workers.add(worker);
+                // The next thread asks only once this one is parked in the lock's queue: the order they asked in.
+                Await.until(
+                        worker.getName() + " waits for the lock",
+                        Duration.ofSeconds(30),
+                        () -> worker.getState() == Thread.State.TIMED_WAITING);
+            }
+        } finally {
+            first.unlock();
+        }
+        try (LockHandle ignored = locks.acquire(name, key, patiently)) {
+            order.add(0);
+        }
+        for (Thread worker : workers) {
+            worker.join(TimeUnit.SECONDS.toMillis(60));
+        }
+        return List.copyOf(order);
+    }
+
+    /** The fair order: the queued threads in the order they asked, then the caller. */
+    public static List<Integer> queuedFirst(int waiters) {
+        List<Integer> order = new ArrayList<>();
+        for (int t = 1; t <= waiters; t++) {
+            order.add(t);
+        }
+        order.add(0);
+        return order;
+    }
+}
