@@ -31,6 +31,7 @@ public final class Session {
     private long lockWaitSeconds = -1;
     private long silentSeconds = -1;
     private boolean done;
+    private boolean unanswered;
     private @Nullable Object holder;
     long idleSinceNanos;
 
@@ -98,6 +99,16 @@ public final class Session {
         this.holder = grant;
     }
 
+    /** Whether a heartbeat got no answer in time: the driver closed the connection, the server may still hold the lock. */
+    boolean unanswered() {
+        return unanswered;
+    }
+
+    /** Records that a heartbeat got no answer in time. Guarded by this. */
+    void markUnanswered() {
+        this.unanswered = true;
+    }
+
     /** Marks the lock held on this session released. Guarded by this. */
     void markDone() {
         this.done = true;
@@ -110,6 +121,7 @@ public final class Session {
 
     synchronized void reset() {
         this.done = false;
+        this.unanswered = false;
         this.holder = null;
     }
 

@@ -295,6 +295,9 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
                     }
                     session.readTimeout(SessionPool.STATEMENT_TIMEOUT.toMillis());
                 } catch (SQLException ex) {
+                    if (SessionLosses.timedOut(ex)) {
+                        session.markUnanswered();
+                    }
                     gone.put(grant, SessionLosses.failed(session, ex));
                 }
             }
@@ -332,6 +335,12 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
                 return SessionLosses.releasedBefore(session);
             }
             session.markDone();
+            if (session.unanswered()) {
+                // A heartbeat that ran while this unlock waited got no answer: the connection is closed, and the
+                // release cannot be sent. Not lost while held as far as anyone knows, just not released.
+                sessions.discard(session);
+                throw notAnswered(grant, session, null);
+            }
             try {
                 session.readTimeout(RELEASE_TIMEOUT.toMillis());
                 if (unlock(session, grant)) {
@@ -345,17 +354,19 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
                 sessions.discard(session);
                 if (SessionLosses.timedOut(ex)) {
                     // Held at the last heartbeat and cut off since: not lost while held, just not released yet.
-                    throw new QueryTimeoutException(
-                            "Releasing lock " + grant.key() + ": its database session"
-                                    + " (connection id " + session.connectionId() + ") did not answer within "
-                                    + RELEASE_TIMEOUT.toMillis()
-                                    + " ms; its connection is closed, and the server frees the"
-                                    + " lock when it drops the session",
-                            ex);
+                    throw notAnswered(grant, session, ex);
                 }
                 return SessionLosses.failed(session, ex);
             }
         }
+    }
+
+    private static QueryTimeoutException notAnswered(Grant grant, Session session, @Nullable SQLException cause) {
+        return new QueryTimeoutException(
+                "Releasing lock " + grant.key() + ": its database session (connection id " + session.connectionId()
+                        + ") did not answer within " + RELEASE_TIMEOUT.toMillis() + " ms; its connection is closed,"
+                        + " and the server frees the lock when it drops the session",
+                cause);
     }
 
     /**

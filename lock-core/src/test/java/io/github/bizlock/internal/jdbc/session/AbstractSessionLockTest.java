@@ -377,6 +377,34 @@ public abstract class AbstractSessionLockTest {
     }
 
     @Test
+    void unlockBehindAnUnansweredHeartbeatIsAReleaseFailureNotALoss() throws Exception {
+        try (FreezingProxy network = new FreezingProxy(database.jdbcUrl());
+                SessionLocks cutOff = SessionLocks.open(
+                        mode(),
+                        LockFixture.dao(dataSource),
+                        new org.springframework.jdbc.datasource.DriverManagerDataSource(
+                                network.jdbcUrl(), database.username(), database.password()),
+                        2,
+                        Duration.ofSeconds(3))) {
+            LockHandle held = cutOff.template().acquire(name, "1");
+            network.freeze();
+            // Half a lease without an answer: a heartbeat (every 1 s) waits on the session, which the lease (3 s)
+            // still counts as held.
+            awaitTrue(() -> cutOff.manager().overdueRenewalCount() == 1, 5000);
+
+            assertThatThrownBy(held::unlock)
+                    .as("the heartbeat's timeout closed the connection under the unlock; the session did not end")
+                    .isInstanceOf(LockReleaseException.class)
+                    .hasMessageContaining("did not answer within 2000 ms");
+            network.close();
+            try (LockHandle next =
+                    b.template().acquire(name, "1", LockOptions.defaults().waitTime(Duration.ofSeconds(10)))) {
+                assertThat(next.isHeld()).isTrue();
+            }
+        }
+    }
+
+    @Test
     void killedSessionIsNoticedWithinTheHeartbeatWhateverTheLease() throws Exception {
         try (SessionLocks longLease = SessionLocks.open(
                 mode(),
