@@ -31,6 +31,7 @@ import javax.sql.DataSource;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
@@ -130,6 +131,7 @@ public abstract class AbstractLockContractTest {
     // ---------------------------------------------------------------------------------------------------------------
     // Mutual exclusion and fencing across two JVMs
 
+    @Tag("cross-jvm")
     @Test
     void exclusionFuzzAcrossTwoJvms(TestDatabase database) throws Exception {
         int keys = 5;
@@ -254,6 +256,7 @@ public abstract class AbstractLockContractTest {
         }
     }
 
+    @Tag("cross-jvm")
     @Test
     void crashedHolderIsReleasedWithinItsLease(TestDatabase database) throws Exception {
         LockManager survivor = manager(database.dataSource());

@@ -20,6 +20,7 @@ import java.time.LocalDateTime;
 import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -49,6 +50,7 @@ class LeaseClockTest {
         }
     }
 
+    @Tag("cross-jvm")
     @Test
     void applicationTimeZoneFourteenHoursAwayChangesNothing(TestDatabase database) throws Exception {
         // The child JVM runs at UTC+14; had the engine used the application's local clock for acquired_at/expire_at,

@@ -15,6 +15,7 @@ import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -27,6 +28,7 @@ class LeaseCrashTest {
 
     private static final Duration LEASE = Duration.ofSeconds(2);
 
+    @Tag("cross-jvm")
     @Test
     void killedHolderIsTakenOverAfterItsLeaseAndNotBefore(TestDatabase database) throws Exception {
         LockFixture.createSchema(database.dataSource());

@@ -33,6 +33,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -540,6 +541,7 @@ public abstract class AbstractSessionLockTest {
         }
     }
 
+    @Tag("cross-jvm")
     @Test
     void killedHolderProcessFreesTheLockWithinOneSecond() throws Exception {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");

@@ -1,0 +1,280 @@
+package io.github.bizlock.aop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.bizlock.Await;
+import io.github.bizlock.LockAcquisitionException;
+import io.github.bizlock.LockFixture;
+import io.github.bizlock.LockHandle;
+import io.github.bizlock.LockLostException;
+import io.github.bizlock.LockLostPolicy;
+import io.github.bizlock.LockMode;
+import io.github.bizlock.LockTemplate;
+import io.github.bizlock.annotation.DistributedLock;
+import io.github.bizlock.annotation.OnFailure;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LockRow;
+import io.github.bizlock.internal.lock.DefaultLockTemplate;
+import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.test.TestDatabaseExtension;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.SimpleTransactionStatus;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * A {@code @DistributedLock} method's lock over the call's whole life, without Spring Boot: taken before it runs,
+ * released when it returns or throws (or when the surrounding transaction ends), and what a call that does not get it
+ * does. The lock state is read from the lock table, so a release that never happened cannot pass.
+ */
+@ExtendWith(TestDatabaseExtension.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class AnnotatedMethodReleaseTest {
+
+    static class Orders {
+
+        final AtomicReference<Runnable> during = new AtomicReference<>(() -> {});
+
+        @DistributedLock(name = "order", key = "#p0")
+        public String ship(String id) {
+            during.get().run();
+            return "shipped " + id;
+        }
+
+        @DistributedLock(name = "order", key = "#p0", leaseTime = "300ms")
+        public void shipWithShortLease(String id) {
+            during.get().run();
+        }
+
+        @DistributedLock(name = "order", key = "#p0", onLost = LockLostPolicy.ROLLBACK_ONLY)
+        public void shipGuarded(String id) {
+            during.get().run();
+        }
+
+        @DistributedLock(name = "order", key = "#p0", waitTime = "0s")
+        public void shipOrFail(String id) {}
+
+        @DistributedLock(name = "order", key = "#p0", waitTime = "0s", onFailure = OnFailure.SKIP)
+        public String shipOrSkip(String id) {
+            return "shipped";
+        }
+
+        @DistributedLock(name = "order", key = "#p0", waitTime = "0s", onFailure = OnFailure.SKIP)
+        public Optional<String> shipOrEmpty(String id) {
+            return Optional.of("shipped");
+        }
+
+        @DistributedLock(
+                name = "order",
+                key = "#p0",
+                waitTime = "0s",
+                onFailure = OnFailure.FALLBACK,
+                fallback = "later")
+        public String shipOrLater(String id) {
+            return "shipped";
+        }
+
+        String later(String id) {
+            return "later " + id;
+        }
+
+        @DistributedLock(
+                name = "order",
+                key = "#p0",
+                waitTime = "0s",
+                onFailure = OnFailure.FALLBACK,
+                fallback = "refuse")
+        public String shipOrRefuse(String id) throws IOException {
+            return "shipped";
+        }
+
+        String refuse(String id) throws IOException {
+            throw new IOException("refused " + id);
+        }
+
+        public String unlocked() {
+            return "free";
+        }
+    }
+
+    private DataSource dataSource;
+    private BizLockDao dao;
+    private LockManager manager;
+    private LockManager elsewhere;
+    private LockTemplate locks;
+    private LockTemplate otherInstance;
+    private Orders target;
+    private Orders orders;
+
+    @BeforeAll
+    void setUp(DataSource dataSource) {
+        this.dataSource = dataSource;
+        LockFixture.createSchema(dataSource);
+        dao = LockFixture.dao(dataSource);
+        manager = LockFixture.manager(dataSource).build();
+        elsewhere = LockFixture.manager(dataSource).build();
+        locks = LockFixture.template(manager);
+        otherInstance = LockFixture.template(elsewhere);
+        target = new Orders();
+        ProxyFactory proxies = new ProxyFactory(target);
+        proxies.setProxyTargetClass(true);
+        proxies.addAdvisor(new DistributedLockAdvisor(() -> locks, null, 0));
+        orders = (Orders) proxies.getProxy();
+    }
+
+    @AfterAll
+    void tearDown() {
+        manager.close();
+        elsewhere.close();
+    }
+
+    private boolean heldInTheDatabase(String id) {
+        return dao.find(new LockKey("order", id)).map(LockRow::held).orElse(false);
+    }
+
+    private void during(Runnable action) {
+        target.during.set(action);
+    }
+
+    @Test
+    void theLockIsHeldWhileTheMethodRunsAndReleasedWhenItReturns() {
+        AtomicReference<Boolean> heldDuring = new AtomicReference<>();
+        during(() -> heldDuring.set(heldInTheDatabase("1")));
+        assertThat(orders.ship("1")).isEqualTo("shipped 1");
+        assertThat(heldDuring.get()).isTrue();
+        assertThat(heldInTheDatabase("1")).isFalse();
+        assertThat(orders.unlocked()).isEqualTo("free");
+    }
+
+    @Test
+    void theLockIsReleasedWhenTheMethodThrowsAndTheFailureIsPassedOnAsItIs() {
+        IllegalStateException failure = new IllegalStateException("carrier down");
+        during(() -> {
+            throw failure;
+        });
+        assertThatThrownBy(() -> orders.ship("2")).isSameAs(failure);
+        assertThat(failure.getSuppressed()).isEmpty();
+        assertThat(heldInTheDatabase("2")).isFalse();
+        assertThat(otherInstance.tryAcquire("order", "2", Duration.ZERO))
+                .as("another instance gets the lock at once")
+                .hasValueSatisfying(LockHandle::unlock);
+    }
+
+    @Test
+    void aLockLostBeforeTheMethodThrowsIsReportedAsSuppressedByTheFailure() {
+        AtomicReference<LockHandle> takenOver = new AtomicReference<>();
+        IllegalStateException failure = new IllegalStateException("carrier down");
+        during(() -> {
+            try {
+                // The fixed lease ends without renewal; another instance takes the lock, then the method fails.
+                Await.until("the lease ends and another instance takes the lock", Duration.ofSeconds(30), () -> {
+                    otherInstance.tryAcquire("order", "3", Duration.ZERO).ifPresent(takenOver::set);
+                    return takenOver.get() != null;
+                });
+            } catch (InterruptedException ex) {
+                throw new IllegalStateException(ex);
+            }
+            throw failure;
+        });
+        assertThatThrownBy(() -> orders.shipWithShortLease("3")).isSameAs(failure);
+        assertThat(failure.getSuppressed()).singleElement().isInstanceOf(LockLostException.class);
+        assertThat(takenOver.get().isHeld()).as("the new holder keeps the lock").isTrue();
+        takenOver.get().unlock();
+    }
+
+    @Test
+    void insideATransactionTheLockIsReleasedWhenTheTransactionEnds() {
+        TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        during(() -> {});
+        boolean heldAfterTheCall = transaction.execute(status -> {
+            orders.ship("4");
+            return heldInTheDatabase("4");
+        });
+        assertThat(heldAfterTheCall).as("held until the transaction ends").isTrue();
+        assertThat(heldInTheDatabase("4")).as("released once it committed").isFalse();
+
+        assertThatThrownBy(() -> transaction.executeWithoutResult(status -> {
+                    orders.ship("5");
+                    throw new IllegalStateException("rolled back");
+                }))
+                .hasMessage("rolled back");
+        assertThat(heldInTheDatabase("5")).as("released once it rolled back").isFalse();
+    }
+
+    @Test
+    void aGuardedMethodLeavesNoGuardOnTheThreadWhetherItReturnsOrThrows() {
+        during(() -> {});
+        orders.shipGuarded("6");
+        assertThat(guardsLeftOnThisThread()).isZero();
+
+        during(() -> {
+            throw new IllegalStateException("failed");
+        });
+        assertThatThrownBy(() -> orders.shipGuarded("6")).hasMessage("failed");
+        assertThat(guardsLeftOnThisThread()).isZero();
+        assertThat(heldInTheDatabase("6")).isFalse();
+    }
+
+    /** How many guards a transaction begun now on this thread would be joined by. */
+    private static int guardsLeftOnThisThread() {
+        TransactionSynchronizationManager.initSynchronization();
+        try {
+            new RollbackOnLockLost().afterBegin(new SimpleTransactionStatus(), null);
+            return TransactionSynchronizationManager.getSynchronizations().size();
+        } finally {
+            TransactionSynchronizationManager.clearSynchronization();
+        }
+    }
+
+    @Test
+    void aCallThatDoesNotGetTheLockThrowsSkipsOrFallsBack() throws Exception {
+        try (LockHandle held = otherInstance.acquire("order", "8")) {
+            assertThatThrownBy(() -> orders.shipOrFail("8"))
+                    .isInstanceOfSatisfying(LockAcquisitionException.class, ex -> {
+                        assertThat(ex.lockName()).isEqualTo("order");
+                        assertThat(ex.lockKey()).isEqualTo("8");
+                    })
+                    .hasMessageContaining(".shipOrFail(String): lock order/8 is held elsewhere and was not acquired"
+                            + " within PT0S");
+            assertThat(orders.shipOrSkip("8")).isNull();
+            assertThat(orders.shipOrEmpty("8")).isEmpty();
+            assertThat(orders.shipOrLater("8")).isEqualTo("later 8");
+            assertThatThrownBy(() -> orders.shipOrRefuse("8"))
+                    .isInstanceOf(IOException.class)
+                    .hasMessage("refused 8");
+            assertThat(held.isHeld()).isTrue();
+        }
+        assertThat(orders.shipOrSkip("8")).isEqualTo("shipped");
+        assertThat(orders.shipOrEmpty("8")).contains("shipped");
+        assertThat(orders.shipOrLater("8")).isEqualTo("shipped");
+        assertThat(heldInTheDatabase("8")).isFalse();
+    }
+
+    @Test
+    void withoutAWaitTimeTheFailureNamesTheDefault() throws Exception {
+        // A template whose default wait is zero, so the call fails at once.
+        LockTemplate noWait = new DefaultLockTemplate(manager, LockMode.LEASE, Duration.ZERO, null);
+        ProxyFactory proxies = new ProxyFactory(new Orders());
+        proxies.setProxyTargetClass(true);
+        proxies.addAdvisor(new DistributedLockAdvisor(() -> noWait, null, 0));
+        Orders failFast = (Orders) proxies.getProxy();
+        try (LockHandle held = otherInstance.acquire("order", "9")) {
+            assertThatThrownBy(() -> failFast.ship("9"))
+                    .isInstanceOf(LockAcquisitionException.class)
+                    .hasMessageEndingWith("acquired within the default wait time (bizlock.wait-time)");
+        }
+    }
+}
