@@ -85,6 +85,29 @@ public abstract class AbstractSessionLockTest {
         b.close();
     }
 
+    /** Locks of this mode in another process, 2 sessions at most, whose sessions connect to {@code url}. */
+    private SessionLocks locksThrough(String url) {
+        return locksThrough(url, SessionLocks.HEARTBEAT_LEASE);
+    }
+
+    private SessionLocks locksThrough(String url, Duration watchdogLease) {
+        return SessionLocks.open(
+                mode(),
+                LockFixture.dao(dataSource),
+                new org.springframework.jdbc.datasource.DriverManagerDataSource(
+                        url, database.username(), database.password()),
+                2,
+                watchdogLease);
+    }
+
+    /** Process {@code b} gets lock {@code name}/1 within 10 s: its former holder's session is gone. */
+    private void assertTheOtherProcessGetsTheLock() {
+        try (LockHandle next =
+                b.template().acquire(name, "1", LockOptions.defaults().waitTime(Duration.ofSeconds(10)))) {
+            assertThat(next.isHeld()).isTrue();
+        }
+    }
+
     protected SessionLocks locks() {
         return SessionLocks.open(mode(), dataSource, database.jdbcUrl(), database.username(), database.password());
     }
@@ -266,12 +289,7 @@ public abstract class AbstractSessionLockTest {
     void aSessionThatReconnectsIsReportedLostNeverTrusted() throws Exception {
         // Session connections opened with the driver's autoReconnect, as a lock DataSource URL might ask for: the
         // reconnected session is a new one, which holds nothing.
-        try (SessionLocks reconnecting = SessionLocks.open(
-                mode(),
-                LockFixture.dao(dataSource),
-                new org.springframework.jdbc.datasource.DriverManagerDataSource(
-                        database.jdbcUrl() + "&autoReconnect=true", database.username(), database.password()),
-                2)) {
+        try (SessionLocks reconnecting = locksThrough(database.jdbcUrl() + "&autoReconnect=true")) {
             List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
             reconnecting.manager().addListener(lost::add);
             LockHandle held = reconnecting.template().acquire(name, "1");
@@ -310,12 +328,7 @@ public abstract class AbstractSessionLockTest {
     @Test
     void halfOpenSessionIsReportedUnreachableAndItsUnlockAnswersAtOnce() throws Exception {
         try (FreezingProxy network = new FreezingProxy(database.jdbcUrl());
-                SessionLocks cutOff = SessionLocks.open(
-                        mode(),
-                        LockFixture.dao(dataSource),
-                        new org.springframework.jdbc.datasource.DriverManagerDataSource(
-                                network.jdbcUrl(), database.username(), database.password()),
-                        2)) {
+                SessionLocks cutOff = locksThrough(network.jdbcUrl())) {
             List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
             cutOff.manager().addListener(lost::add);
             LockHandle held = cutOff.template().acquire(name, "1");
@@ -339,22 +352,14 @@ public abstract class AbstractSessionLockTest {
             assertThat(millisSince(unlocking)).isLessThan(5000);
 
             network.close(); // the partition ends the connection: the server ends the session and frees the lock
-            try (LockHandle next =
-                    b.template().acquire(name, "1", LockOptions.defaults().waitTime(Duration.ofSeconds(10)))) {
-                assertThat(next.isHeld()).isTrue();
-            }
+            assertTheOtherProcessGetsTheLock();
         }
     }
 
     @Test
     void unlockOfAHeldLockOnACutOffSessionAnswersWithinTheReleaseBound() throws Exception {
         try (FreezingProxy network = new FreezingProxy(database.jdbcUrl());
-                SessionLocks cutOff = SessionLocks.open(
-                        mode(),
-                        LockFixture.dao(dataSource),
-                        new org.springframework.jdbc.datasource.DriverManagerDataSource(
-                                network.jdbcUrl(), database.username(), database.password()),
-                        2)) {
+                SessionLocks cutOff = locksThrough(network.jdbcUrl())) {
             LockHandle held = cutOff.template().acquire(name, "1");
             network.freeze(); // before any heartbeat could notice: the lock counts as held
 
@@ -370,23 +375,14 @@ public abstract class AbstractSessionLockTest {
             assertThat(cutOff.manager().heldCount()).isZero();
 
             network.close(); // the partition ends the connection: the server ends the session and frees the lock
-            try (LockHandle next =
-                    b.template().acquire(name, "1", LockOptions.defaults().waitTime(Duration.ofSeconds(10)))) {
-                assertThat(next.isHeld()).isTrue();
-            }
+            assertTheOtherProcessGetsTheLock();
         }
     }
 
     @Test
     void unlockBehindAnUnansweredHeartbeatIsAReleaseFailureNotALoss() throws Exception {
         try (FreezingProxy network = new FreezingProxy(database.jdbcUrl());
-                SessionLocks cutOff = SessionLocks.open(
-                        mode(),
-                        LockFixture.dao(dataSource),
-                        new org.springframework.jdbc.datasource.DriverManagerDataSource(
-                                network.jdbcUrl(), database.username(), database.password()),
-                        2,
-                        Duration.ofSeconds(3))) {
+                SessionLocks cutOff = locksThrough(network.jdbcUrl(), Duration.ofSeconds(3))) {
             LockHandle held = cutOff.template().acquire(name, "1");
             network.freeze();
             // Half a lease without an answer: a heartbeat (every 1 s) waits on the session, which the lease (3 s)
@@ -398,22 +394,13 @@ public abstract class AbstractSessionLockTest {
                     .isInstanceOf(LockReleaseException.class)
                     .hasMessageContaining("did not answer within 2000 ms");
             network.close();
-            try (LockHandle next =
-                    b.template().acquire(name, "1", LockOptions.defaults().waitTime(Duration.ofSeconds(10)))) {
-                assertThat(next.isHeld()).isTrue();
-            }
+            assertTheOtherProcessGetsTheLock();
         }
     }
 
     @Test
     void killedSessionIsNoticedWithinTheHeartbeatWhateverTheLease() throws Exception {
-        try (SessionLocks longLease = SessionLocks.open(
-                mode(),
-                LockFixture.dao(dataSource),
-                new org.springframework.jdbc.datasource.DriverManagerDataSource(
-                        database.jdbcUrl(), database.username(), database.password()),
-                2,
-                Duration.ofSeconds(30))) {
+        try (SessionLocks longLease = locksThrough(database.jdbcUrl(), Duration.ofSeconds(30))) {
             List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
             longLease.manager().addListener(lost::add);
             LockHandle held = longLease.template().acquire(name, "1");
@@ -435,12 +422,7 @@ public abstract class AbstractSessionLockTest {
     @Test
     void serverEndsACutOffSessionWithinTwoLeasesAfterItsHolderWasTold() throws Exception {
         try (FreezingProxy network = new FreezingProxy(database.jdbcUrl());
-                SessionLocks cutOff = SessionLocks.open(
-                        mode(),
-                        LockFixture.dao(dataSource),
-                        new org.springframework.jdbc.datasource.DriverManagerDataSource(
-                                network.jdbcUrl(), database.username(), database.password()),
-                        2)) {
+                SessionLocks cutOff = locksThrough(network.jdbcUrl())) {
             AtomicReference<Long> toldAt = new AtomicReference<>();
             cutOff.manager().addListener(event -> toldAt.compareAndSet(null, System.nanoTime()));
             cutOff.template().acquire(name, "1");
@@ -506,12 +488,7 @@ public abstract class AbstractSessionLockTest {
 
     @Test
     void runningOutOfSessionsFailsWithAClearError() {
-        try (SessionLocks small = SessionLocks.open(
-                        mode(),
-                        LockFixture.dao(dataSource),
-                        new org.springframework.jdbc.datasource.DriverManagerDataSource(
-                                database.jdbcUrl(), database.username(), database.password()),
-                        2);
+        try (SessionLocks small = locksThrough(database.jdbcUrl());
                 LockHandle one = small.template().acquire(name, "1");
                 LockHandle two = small.template().acquire(name, "2")) {
             assertThatThrownBy(() -> small.template().acquire(name, "3"))
