@@ -1,5 +1,6 @@
 package io.github.bizlock.internal.lock;
 
+import io.github.bizlock.LockAcquisitionException;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockLostListener;
@@ -7,6 +8,7 @@ import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockModeConflictException;
 import io.github.bizlock.LockOptions;
+import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
@@ -15,6 +17,7 @@ import io.github.bizlock.internal.engine.ModeBindingStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -195,8 +198,8 @@ public final class LockManager implements AutoCloseable {
 
     /**
      * Shuts down so that a redeploy frees its locks at once, in every mode. From now on acquisitions fail with a
-     * {@link io.github.bizlock.LockAcquisitionException} saying so. Holders get up to {@code grace} to unlock; the locks
-     * still held then are reported lost to their holders ({@link io.github.bizlock.LossCause#SHUTDOWN}, which
+     * {@link LockAcquisitionException} saying so. Holders get up to {@code grace} to unlock; the locks
+     * still held then are reported lost to their holders ({@link LossCause#SHUTDOWN}, which
      * interrupts those whose policy says so; their unlock throws {@link LockLostException}) and released in the
      * database. Then the watchdog, the background releases (given up to 2 s) and the engines stop: ROW and NAMED close
      * their sessions. Lost-lock listeners get up to 5 s to work through the notifications still queued; any left are
@@ -227,7 +230,7 @@ public final class LockManager implements AutoCloseable {
 
     private void refuseWhileShuttingDown(LockKey key) {
         if (shuttingDown) {
-            throw new io.github.bizlock.LockAcquisitionException(
+            throw new LockAcquisitionException(
                     key.name(),
                     key.key(),
                     "Lock " + key.name() + "/" + key.key() + " was not acquired: bizlock is shutting down (the"
@@ -255,10 +258,10 @@ public final class LockManager implements AutoCloseable {
             return;
         }
         Loss loss = new Loss(
-                io.github.bizlock.LossCause.SHUTDOWN,
+                LossCause.SHUTDOWN,
                 "bizlock shut down before its holder unlocked it (grace period " + grace + "), and released it so that"
                         + " other instances need not wait for its lease or session to end");
-        Map<LockEngine, List<Grant>> toRelease = new java.util.LinkedHashMap<>();
+        Map<LockEngine, List<Grant>> toRelease = new LinkedHashMap<>();
         for (HeldGrant held : stillHeld) {
             losses.reportLost(held, loss);
             if (held.giveBackAtShutdown()) {
