@@ -46,6 +46,7 @@ public final class BizLockDao {
     private final Dialect dialect;
     private final LeaseSql sql;
     private final String table;
+    private final TokenFloor floor;
     private final TokenIssuer tokens;
     private final ModeBindingDao modes;
     private final LockSchema schema;
@@ -61,7 +62,8 @@ public final class BizLockDao {
         this.jdbc = db.jdbc();
         this.dialect = dialect;
         this.sql = new LeaseSql(dialect);
-        this.tokens = new TokenIssuer(db, dialect, this.table);
+        this.floor = new TokenFloor(db, dialect);
+        this.tokens = new TokenIssuer(db, dialect, this.table, floor);
         this.modes = new ModeBindingDao(db, dialect, this.table);
         this.schema = new LockSchema(db, dialect, this.table);
         this.housekeeping = new HousekeepingDao(db, transactionManager, dialect);
@@ -161,6 +163,12 @@ public final class BizLockDao {
         try {
             token = db.updateReturningToken(
                     deadlineNanos, sql.acquireNew(), key.name(), key.key(), owner, tokens, leaseMicros);
+            if (token.isEmpty()) {
+                // The floor is another server's (a failover): take it over for this server, then create the row.
+                floor.takeOver(deadlineNanos);
+                token = db.updateReturningToken(
+                        deadlineNanos, sql.acquireNew(), key.name(), key.key(), owner, tokens, leaseMicros);
+            }
         } catch (DataAccessException ex) {
             if (LockJdbc.errorCode(ex) == LockJdbc.ER_DUP_ENTRY) {
                 return OptionalLong.empty(); // the row exists and is held: another owner has the lock

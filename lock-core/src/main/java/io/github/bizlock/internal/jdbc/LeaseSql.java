@@ -11,6 +11,10 @@ import java.util.Collections;
  * token back in the statement's OK packet, read through {@code getGeneratedKeys()}, so acquiring costs one round
  * trip and its outcome cannot be misread from an affected-rows count.
  *
+ * <p>A token rises by {@code 2^32} instead of the tokens reserved when the row's last token was issued by another
+ * server: a replica promoted after a failover may lack the old primary's last writes, and its tokens must still be
+ * above every token issued there ({@link TokenFloor}).
+ *
  * <p>On a multi-writer cluster the acquiring statements need nothing more: a node that has not yet applied another
  * node's write can only decide on an old row, and certification rolls such a write back (error 1213, or a silent retry
  * with {@code wsrep_retry_autocommit}). Statements that decide from the row whether this owner still holds the lock
@@ -46,10 +50,14 @@ final class LeaseSql {
                 ACQUIRE_EXISTING.formatted("owner_id IS NULL OR expire_at <= UTC_TIMESTAMP(6) OR owner_id = ?"));
     }
 
+    // The token jumps by 2^32 when the row's last token came from another server (TokenFloor), and is assigned before
+    // token_server so that it reads the old one (MariaDB's SIMULTANEOUS_ASSIGNMENT reads the old one in any order).
     private static final String ACQUIRE_EXISTING = """
             UPDATE ${table}
                SET owner_id      = ?,
-                   fencing_token = LAST_INSERT_ID(fencing_token + ?),
+                   fencing_token = LAST_INSERT_ID(fencing_token
+                                                  + IF(token_server <=> ${token_server}, 0, 4294967296) + ?),
+                   token_server  = ${token_server},
                    acquired_at   = UTC_TIMESTAMP(6),
                    modified_at   = UTC_TIMESTAMP(6),
                    expire_at     = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
@@ -61,18 +69,22 @@ final class LeaseSql {
     /**
      * Creates the lock's row, held, with a token above every purged one (by the number of tokens reserved). The
      * floor row is read with a shared lock so that housekeeping cannot raise it between this read and the insert.
-     * Parameters type, id, owner, tokens, lease (µs).
+     * Inserts nothing, and sets no generated key, while the floor is another server's: {@link TokenFloor} takes it
+     * over first. Parameters type, id, owner, tokens, lease (µs).
      */
     String acquireNew() {
         return dialect.render("""
                 INSERT INTO ${table}
-                       (biz_type, biz_id, owner_id, fencing_token, expire_at, created_at, acquired_at, modified_at)
+                       (biz_type, biz_id, owner_id, fencing_token, token_server,
+                        expire_at, created_at, acquired_at, modified_at)
                 SELECT ?, ?, ?,
                        LAST_INSERT_ID(f.floor_token + ?),
+                       ${token_server},
                        UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND,
                        UTC_TIMESTAMP(6), UTC_TIMESTAMP(6), UTC_TIMESTAMP(6)
                   FROM ${table}_token_floor f
                  WHERE f.id = 1
+                   AND f.token_server <=> ${token_server}
                   LOCK IN SHARE MODE
                 """);
     }

@@ -66,6 +66,9 @@ public final class LockJdbc {
 
     private static final int ER_NO_SUCH_TABLE = 1146;
 
+    /** Unknown column: a lock table created by the migrations of an earlier version only. */
+    private static final int ER_BAD_FIELD_ERROR = 1054;
+
     private final DataSource dataSource;
     private final JdbcTemplate jdbc;
     private final DataSource writeScope;
@@ -270,12 +273,12 @@ public final class LockJdbc {
         }
     }
 
-    /** Runs the work; a missing lock table fails with the DDL that creates it. */
+    /** Runs the work; a missing lock table (or column of one) fails with the DDL that creates it. */
     <T> T guarded(Supplier<T> work) {
         try {
             return work.get();
         } catch (DataAccessException ex) {
-            if (errorCode(ex) == ER_NO_SUCH_TABLE) {
+            if (errorCode(ex) == ER_NO_SUCH_TABLE || errorCode(ex) == ER_BAD_FIELD_ERROR) {
                 throw LockSchema.missingTable(table, ex);
             }
             throw ex;

@@ -27,7 +27,8 @@ public final class LockSchema {
             "db/bizlock/migration/V1__create_biz_lock.sql",
             "db/bizlock/migration/V2__row_and_named.sql",
             "db/bizlock/migration/V3__row_created_at_index.sql",
-            "db/bizlock/migration/V4__lock_modes.sql");
+            "db/bizlock/migration/V4__lock_modes.sql",
+            "db/bizlock/migration/V5__token_server.sql");
 
     private final LockJdbc db;
     private final SchemaSql sql;
@@ -75,7 +76,8 @@ public final class LockSchema {
     static IllegalStateException missingTable(String table, Throwable cause) {
         return new IllegalStateException(
                 "A bizlock table (" + table + ", " + table + "_token_floor, " + table + "_row, " + table + "_token or "
-                        + table + "_mode) does not exist. Let the starter create or upgrade them"
+                        + table
+                        + "_mode) does not exist, or lacks a column of this version. Let the starter create or upgrade them"
                         + " (bizlock.migration.enabled=true, the default) or run the statements of the migrations"
                         + " not applied yet:\n"
                         + ddl(table),

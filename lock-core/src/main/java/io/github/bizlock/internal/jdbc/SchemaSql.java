@@ -22,11 +22,11 @@ final class SchemaSql {
                 """);
     }
 
-    /** Fails with 1146 when a lock table is missing. */
+    /** Fails with 1146 when a lock table is missing, 1054 when it lacks the latest migration's column. */
     String probeTables() {
         return dialect.render("""
-                SELECT (SELECT COUNT(*) FROM ${table} WHERE 1 = 0)
-                     + (SELECT COUNT(*) FROM ${table}_token_floor WHERE id = 1)
+                SELECT (SELECT COUNT(token_server) FROM ${table} WHERE 1 = 0)
+                     + (SELECT COUNT(token_server) FROM ${table}_token_floor WHERE id = 1)
                      + (SELECT COUNT(*) FROM ${table}_mode WHERE 1 = 0)
                 """);
     }

@@ -21,11 +21,13 @@ public final class TokenIssuer {
     private final LockJdbc db;
     private final TokenSql sql;
     private final String table;
+    private final TokenFloor floor;
 
-    TokenIssuer(LockJdbc db, Dialect dialect, String table) {
+    TokenIssuer(LockJdbc db, Dialect dialect, String table, TokenFloor floor) {
         this.db = db;
         this.sql = new TokenSql(dialect);
         this.table = table;
+        this.floor = floor;
     }
 
     /**
@@ -35,8 +37,14 @@ public final class TokenIssuer {
      */
     public long issue(LockKey key, LockMode mode, int count) {
         requirePositive(count);
-        return db.updateReturningToken(sql.issueToken(), key.name(), key.key(), mode.name(), count, count)
-                .orElseThrow(() -> LockSchema.missingFloor(table));
+        OptionalLong token =
+                db.updateReturningToken(sql.issueToken(), key.name(), key.key(), mode.name(), count, count);
+        if (token.isEmpty()) {
+            // The floor is another server's (a failover): take it over for this server, then issue.
+            floor.takeOver(LockJdbc.NO_DEADLINE);
+            token = db.updateReturningToken(sql.issueToken(), key.name(), key.key(), mode.name(), count, count);
+        }
+        return token.orElseThrow(() -> LockSchema.missingFloor(table));
     }
 
     /**
@@ -46,6 +54,15 @@ public final class TokenIssuer {
      * @return the highest of them
      */
     public long issueOn(Connection connection, LockKey key, LockMode mode, int count) throws SQLException {
+        OptionalLong token = issueOnce(connection, key, mode, count);
+        if (token.isEmpty()) {
+            floor.takeOver(connection);
+            token = issueOnce(connection, key, mode, count);
+        }
+        return token.orElseThrow(() -> LockSchema.missingFloor(table));
+    }
+
+    private OptionalLong issueOnce(Connection connection, LockKey key, LockMode mode, int count) throws SQLException {
         try (PreparedStatement statement =
                 connection.prepareStatement(sql.issueToken(), Statement.RETURN_GENERATED_KEYS)) {
             statement.setBytes(1, bytes(key.name()));
@@ -53,7 +70,7 @@ public final class TokenIssuer {
             statement.setBytes(3, bytes(mode.name()));
             statement.setInt(4, count);
             statement.setInt(5, count);
-            return LockJdbc.executeReturningToken(statement).orElseThrow(() -> LockSchema.missingFloor(table));
+            return LockJdbc.executeReturningToken(statement);
         }
     }
 

@@ -12,6 +12,14 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
 
     private static final String TABLE = "${table}";
 
+    /**
+     * Stands in statements for the server that issues a fencing token: {@code @@server_id}, evaluated by the server
+     * that runs the statement (a replica applying it replicates the value, whatever the binlog format), so a promoted
+     * replica tells the counters it issued from those another server did. On a multi-writer cluster, whose nodes
+     * issue tokens as one, {@code 0}: the nodes must not move each other's counters to a new epoch.
+     */
+    private static final String TOKEN_SERVER = "${token_server}";
+
     private final String table;
     private final ClusterTopology topology;
 
@@ -43,7 +51,10 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
         return render(template);
     }
 
-    /** The statement of a template: {@code ${table}} replaced by the lock table's name, which was checked to be safe. */
+    /**
+     * The statement of a template: {@code ${table}} replaced by the lock table's name, which was checked to be safe,
+     * and {@code ${token_server}} by the expression of the server that issues fencing tokens.
+     */
     public final String render(String template) {
         // Statements are built on every lock operation: render each once. Templates are constants, except the few
         // that carry a wait in seconds, so the map stays small; past the bound, render without keeping.
@@ -51,7 +62,7 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
         if (cached != null) {
             return cached;
         }
-        String sql = template.replace(TABLE, table);
+        String sql = template.replace(TABLE, table).replace(TOKEN_SERVER, topology.multiWriter() ? "0" : "@@server_id");
         if (rendered.size() < MAX_RENDERED) {
             rendered.put(template, sql);
         }
