@@ -34,7 +34,6 @@ final class PrimaryAndReplica implements AutoCloseable {
     static final int REPLICA_SERVER_ID = 2;
     private static final int FIRST_PORT = 4351;
     private static final int LAST_PORT = 4359;
-    private static final String DATABASE = "bizlock_failover";
 
     private final Path base;
     private final Server primary;
@@ -46,8 +45,11 @@ final class PrimaryAndReplica implements AutoCloseable {
         this.replica = replica;
     }
 
-    /** Starts both servers and the replication; skips the calling test where MariaDB's binaries are missing. */
-    static PrimaryAndReplica start() throws Exception {
+    /**
+     * Starts both servers and the replication, and creates the databases (replicated); skips the calling test where
+     * MariaDB's binaries are missing.
+     */
+    static PrimaryAndReplica start(String... databases) throws Exception {
         Path mariadbd = binary("mariadbd", "/usr/sbin/mariadbd");
         Path installDb = binary("mariadb-install-db", "/usr/bin/mariadb-install-db");
         Path shm = Path.of("/dev/shm");
@@ -64,7 +66,9 @@ final class PrimaryAndReplica implements AutoCloseable {
             replica.execute("CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = " + primary.port
                     + ", MASTER_USER = 'root', MASTER_PASSWORD = '', MASTER_USE_GTID = slave_pos");
             replica.execute("START SLAVE");
-            primary.execute("CREATE DATABASE " + DATABASE);
+            for (String database : databases) {
+                primary.execute("CREATE DATABASE " + database);
+            }
             PrimaryAndReplica pair = new PrimaryAndReplica(base, primary, replica);
             pair.awaitReplicaCaughtUp();
             return pair;
@@ -79,14 +83,14 @@ final class PrimaryAndReplica implements AutoCloseable {
         }
     }
 
-    /** A small pool on the primary's test database. */
-    HikariDataSource primaryDataSource() {
-        return primary.dataSource();
+    /** A small pool on a database of the primary. */
+    HikariDataSource primaryDataSource(String database) {
+        return primary.dataSource(database);
     }
 
-    /** A small pool on the replica's test database (read-only until {@link #promoteReplica()}). */
-    HikariDataSource replicaDataSource() {
-        return replica.dataSource();
+    /** A small pool on a database of the replica (read-only until {@link #promoteReplica()}). */
+    HikariDataSource replicaDataSource(String database) {
+        return replica.dataSource(database);
     }
 
     /** Waits until the replica has applied everything the primary has committed. */
@@ -251,9 +255,9 @@ final class PrimaryAndReplica implements AutoCloseable {
                     + "?sslMode=DISABLED&allowPublicKeyRetrieval=true&connectTimeout=2000";
         }
 
-        HikariDataSource dataSource() {
+        HikariDataSource dataSource(String database) {
             HikariConfig config = new HikariConfig();
-            config.setJdbcUrl(url(DATABASE));
+            config.setJdbcUrl(url(database));
             config.setUsername("root");
             config.setPassword("");
             config.setMaximumPoolSize(4);
