@@ -67,7 +67,7 @@ class NamedLockTest extends AbstractSessionLockTest {
     @Test
     void aWaitGrantedAsItIsCancelledLeavesNoSessionHoldingTheLock() throws Exception {
         String serverName = engine().serverLockName(new LockKey(name, "1"));
-        int rounds = 200;
+        int rounds = 60;
         int granted = 0;
         // A lease of 5 s: a busy machine must not turn a late heartbeat into a loss this test is not about.
         try (SessionLocks a = longLease();
