@@ -65,7 +65,7 @@ import org.springframework.util.ClassUtils;
 @ConditionalOnClass({DataSource.class, JdbcTemplate.class, PlatformTransactionManager.class})
 @ConditionalOnBooleanProperty(name = "bizlock.enabled", matchIfMissing = true)
 @ConditionalOnBean(DataSource.class)
-@EnableConfigurationProperties(BizLockProperties.class)
+@EnableConfigurationProperties({BizLockProperties.class, BizLockConnectionsProperties.class})
 @Import(DatabaseInitializationDependencyConfigurer.class)
 public final class BizLockAutoConfiguration {
 
@@ -80,9 +80,38 @@ public final class BizLockAutoConfiguration {
         this.instanceId = configured != null ? configured : InstanceId.generate();
     }
 
+    /**
+     * The small pool of bizlock's own that LEASE writes, renewals and fencing tokens run on, made with the lock
+     * DataSource's settings: callers that hold every connection of the application's pool in open transactions cannot
+     * starve them. Its {@code dataSource} is {@code null} when no pool can be made (HikariCP is not on the class path);
+     * lock writes then borrow from the lock DataSource. Not a {@link DataSource} bean, so the application's DataSource
+     * stays the only one.
+     */
+    public record LockWriteConnections(@Nullable DataSource dataSource) implements AutoCloseable {
+
+        @Override
+        public void close() throws Exception {
+            if (dataSource instanceof AutoCloseable pool) {
+                pool.close();
+            }
+        }
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LockWriteConnections bizLockWriteConnections(
+            BizLockConnectionsProperties connections,
+            ListableBeanFactory beanFactory,
+            @BizLockDataSource ObjectProvider<DataSource> qualified,
+            ObjectProvider<DataSource> dataSources) {
+        DataSource dataSource = lockDataSource(properties.getDatasource(), beanFactory, qualified, dataSources);
+        return new LockWriteConnections(LockConnections.pool(dataSource, connections.getMaxSize()));
+    }
+
     @Bean
     @ConditionalOnMissingBean
     BizLockDao bizLockDao(
+            LockWriteConnections writeConnections,
             ListableBeanFactory beanFactory,
             @BizLockDataSource ObjectProvider<DataSource> qualified,
             ObjectProvider<DataSource> dataSources) {
@@ -97,7 +126,13 @@ public final class BizLockAutoConfiguration {
             // The first connection bizlock makes: a database that does not answer is reported here, at start-up.
             throw LockDatabaseUnreachableException.of(dataSource, ex);
         }
-        return new BizLockDao(dataSource, new DataSourceTransactionManager(dataSource), dialect, table);
+        DataSource writes = writeConnections.dataSource();
+        return new BizLockDao(
+                dataSource,
+                writes != null ? writes : dataSource,
+                new DataSourceTransactionManager(dataSource),
+                dialect,
+                table);
     }
 
     @Bean

@@ -13,14 +13,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.jdbc.DataSourceBuilder;
 import org.springframework.context.annotation.Bean;
-import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
 /**
  * The ROW and NAMED engines. Their locks hold a connection each for as long as they are held, so the connections come
  * from a small pool of their own, opened with the settings of the lock DataSource: held locks never take connections
- * from the application's pool, and running out fails at once naming {@code bizlock.session.max-connections}.
+ * from the application's pool. An acquisition that finds them all held queues for one within its wait time, and only
+ * then fails, naming {@code bizlock.session.max-connections}.
  */
 @AutoConfiguration(after = BizLockAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "bizlock.enabled", matchIfMissing = true)
@@ -29,7 +28,8 @@ import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 public final class BizLockSessionAutoConfiguration {
 
     /**
-     * Where held sessions connect: plain connections with the lock DataSource's URL and credentials. The engines keep
+     * Where held sessions connect: plain connections with the lock DataSource's settings (from HikariCP all of them:
+     * URL, credentials, driver properties such as TLS, init SQL; from another pool its URL and credentials). The engines keep
      * idle ones for reuse, and a pool in between would only hide a dead session behind a fresh one. Not a
      * {@link DataSource} bean, so the application's DataSource stays the only one.
      */
@@ -44,17 +44,7 @@ public final class BizLockSessionAutoConfiguration {
             ObjectProvider<DataSource> dataSources) {
         DataSource lockDataSource = BizLockAutoConfiguration.lockDataSource(
                 properties.getDatasource(), beanFactory, qualified, dataSources);
-        try {
-            return new SessionConnections(DataSourceBuilder.derivedFrom(lockDataSource)
-                    .type(SimpleDriverDataSource.class)
-                    .build());
-        } catch (RuntimeException ex) {
-            throw new IllegalStateException(
-                    "bizlock cannot read the URL and credentials of the lock DataSource (" + lockDataSource.getClass()
-                            + ") to open the connections ROW and NAMED locks hold; define a"
-                            + " BizLockSessionAutoConfiguration.SessionConnections bean with a DataSource for them",
-                    ex);
-        }
+        return new SessionConnections(LockConnections.plain(lockDataSource));
     }
 
     @Bean

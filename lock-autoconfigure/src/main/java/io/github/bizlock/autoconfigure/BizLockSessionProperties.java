@@ -9,7 +9,8 @@ public class BizLockSessionProperties {
 
     /**
      * Most connections ROW and NAMED locks may hold at once, opened beside the application's pool (never taken from
-     * it); one more is opened to end waits. Acquiring beyond it fails at once.
+     * it); one more is opened to end waits. An acquisition that finds them all held waits for one within its wait time,
+     * then fails naming this setting.
      */
     private int maxConnections = 10;
 

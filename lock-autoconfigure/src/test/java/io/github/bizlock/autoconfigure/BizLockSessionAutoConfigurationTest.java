@@ -58,12 +58,12 @@ class BizLockSessionAutoConfigurationTest {
     }
 
     @Test
-    void runningOutOfSessionConnectionsFailsAtOnceNamingTheProperty() {
+    void runningOutOfSessionConnectionsFailsAfterTheWaitNamingTheProperty() {
         runner.withPropertyValues("bizlock.session.max-connections=1").run(context -> {
             LockTemplate locks = context.getBean(LockTemplate.class);
             LockOptions row = LockOptions.defaults().mode(LockMode.ROW);
             try (LockHandle ignored = locks.acquire("session", "a", row)) {
-                assertThatThrownBy(() -> locks.acquire("session", "b", row))
+                assertThatThrownBy(() -> locks.acquire("session", "b", row.waitTime(Duration.ofMillis(200))))
                         .isInstanceOf(CannotAcquireLockException.class)
                         .hasMessageContaining("bizlock.session.max-connections");
             }

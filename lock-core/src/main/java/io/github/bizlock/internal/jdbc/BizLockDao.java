@@ -54,11 +54,28 @@ public final class BizLockDao {
     private final MigrationLease migrationLease;
     private final Refusals refusals = new Refusals();
 
+    /** With every statement on {@code dataSource}: lock writes borrow from its pool. */
     public BizLockDao(
             DataSource dataSource, PlatformTransactionManager transactionManager, Dialect dialect, String table) {
+        this(dataSource, dataSource, transactionManager, dialect, table);
+    }
+
+    /**
+     * @param dataSource the lock DataSource: schema checks, housekeeping and the actuator's reads
+     * @param lockConnections where lock writes (acquire, renew, release, fencing tokens) and the reads that decide
+     *     whether a lock is held run, each on a connection of its own in autocommit: a small pool of bizlock's own with
+     *     the lock DataSource's settings, so that an application holding all its connections cannot starve them
+     * @param transactionManager for housekeeping's transactions on {@code dataSource}
+     */
+    public BizLockDao(
+            DataSource dataSource,
+            DataSource lockConnections,
+            PlatformTransactionManager transactionManager,
+            Dialect dialect,
+            String table) {
         this.table = TableName.validate(table);
         dialect.topology().requireWritable();
-        this.db = new LockJdbc(dataSource, this.table);
+        this.db = new LockJdbc(dataSource, lockConnections, this.table);
         this.jdbc = db.jdbc();
         this.dialect = dialect;
         this.sql = new LeaseSql(dialect);

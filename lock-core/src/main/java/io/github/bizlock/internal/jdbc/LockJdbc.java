@@ -29,8 +29,10 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * How the lock tables' DAOs run their statements. Every write is one statement in autocommit on a pool connection of
- * its own, never the one of a transaction the caller has open: each commits or fails on its own, like a
+ * How the lock tables' DAOs run their statements. Every write is one statement in autocommit on a connection of its
+ * own, never the one of a transaction the caller has open, taken from the lock connections (a small pool bizlock keeps
+ * beside the application's, where it has one, so that callers holding every application connection in open
+ * transactions cannot starve lock writes and renewals): each commits or fails on its own, like a
  * {@code REQUIRES_NEW} transaction, without the three round trips of {@code SET autocommit=0}, {@code COMMIT},
  * {@code SET autocommit=1} around it, and an insert and an update of the unique key never share a transaction.
  * Deadlocks and lock-wait timeouts (1213, 1205) are retried a few times; a missing table fails with the DDL to run.
@@ -69,18 +71,26 @@ public final class LockJdbc {
     /** Unknown column: a lock table created by the migrations of an earlier version only. */
     private static final int ER_BAD_FIELD_ERROR = 1054;
 
-    private final DataSource dataSource;
+    private final DataSource lockConnections;
     private final JdbcTemplate jdbc;
+    private final JdbcTemplate lockReads;
     private final DataSource writeScope;
     private final JdbcTemplate writeJdbc;
     private final String table;
 
-    LockJdbc(DataSource dataSource, String table) {
-        this.dataSource = dataSource;
+    /**
+     * @param dataSource the lock DataSource, for reads that are not lock traffic (schema checks, housekeeping, the
+     *     actuator)
+     * @param lockConnections where writes and the reads that decide whether a lock is held run: the same data source,
+     *     or a pool of bizlock's own
+     */
+    LockJdbc(DataSource dataSource, DataSource lockConnections, String table) {
+        this.lockConnections = lockConnections;
         this.jdbc = new JdbcTemplate(dataSource);
+        this.lockReads = new JdbcTemplate(lockConnections);
         // Writes run on a connection of their own, bound under this key for the write only: never the connection of a
         // transaction (or other scope) the caller has open on the data source, whatever the transaction settings.
-        this.writeScope = new DelegatingDataSource(dataSource);
+        this.writeScope = new DelegatingDataSource(lockConnections);
         this.writeJdbc = new JdbcTemplate(writeScope);
         this.table = table;
     }
@@ -97,9 +107,9 @@ public final class LockJdbc {
      */
     <T> List<T> queryCausal(boolean galera, String sql, RowMapper<T> rows, Object... params) {
         if (!galera) {
-            return guarded(() -> jdbc.query(sql, rows, params));
+            return guarded(() -> lockReads.query(sql, rows, params));
         }
-        return guarded(() -> Objects.requireNonNull(jdbc.execute((ConnectionCallback<List<T>>) connection -> {
+        return guarded(() -> Objects.requireNonNull(lockReads.execute((ConnectionCallback<List<T>>) connection -> {
             try (Statement session = connection.createStatement()) {
                 session.execute("SET SESSION wsrep_sync_wait = 1");
                 try {
@@ -210,12 +220,16 @@ public final class LockJdbc {
         Connection connection;
         try {
             connection = deadlineNanos == NO_DEADLINE
-                    ? dataSource.getConnection()
-                    : Guard.INSTANCE.connection(dataSource, deadlineNanos, "getting a connection for a bizlock write");
+                    ? lockConnections.getConnection()
+                    : Guard.INSTANCE.connection(
+                            lockConnections, deadlineNanos, "getting a connection for a bizlock write");
         } catch (SQLException ex) {
             throw translate("getting a connection for a bizlock write", ex);
         }
         int readTimeout = -1;
+        // Cleared while the statements run and set again after: on a virtual thread, a statement begun with the
+        // interrupt status set closes the connection, and an interrupted holder's release would fail instead of run.
+        boolean interrupted = Thread.interrupted();
         try {
             if (deadlineNanos != NO_DEADLINE) {
                 long millis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
@@ -255,6 +269,9 @@ public final class LockJdbc {
                 connection.close();
             } catch (SQLException ex) {
                 // returned to the pool or closed either way; nothing was left uncommitted
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }

@@ -26,7 +26,8 @@ final class FencingTokens {
             return token;
         }
         HeldGrant held = hold.heldGrant;
-        synchronized (held.tokenLock) {
+        held.tokenLock.lock();
+        try {
             token = hold.token();
             if (token != 0) {
                 return token;
@@ -47,6 +48,8 @@ final class FencingTokens {
             }
             hold.token(token);
             return token;
+        } finally {
+            held.tokenLock.unlock();
         }
     }
 }

@@ -7,6 +7,7 @@ import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.Loss;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -41,7 +42,7 @@ final class HeldGrant {
     private int handoffs;
 
     /** Guards the reserved tokens, and a hold's token while it is being issued. */
-    final Object tokenLock = new Object();
+    final ReentrantLock tokenLock = new ReentrantLock();
 
     private long nextToken;
     private long lastToken = -1;
@@ -112,23 +113,32 @@ final class HeldGrant {
 
     /** Whether a reserved token is left for another hold. */
     boolean hasReservedToken() {
-        synchronized (tokenLock) {
+        tokenLock.lock();
+        try {
             return nextToken <= lastToken;
+        } finally {
+            tokenLock.unlock();
         }
     }
 
     /** Takes the next reserved token, or returns 0 if none is left. */
     long takeReservedToken() {
-        synchronized (tokenLock) {
+        tokenLock.lock();
+        try {
             return nextToken <= lastToken ? nextToken++ : 0;
+        } finally {
+            tokenLock.unlock();
         }
     }
 
     /** Records {@code count} tokens reserved up to {@code top}, for this and later holds. */
     void reserved(long top, int count) {
-        synchronized (tokenLock) {
+        tokenLock.lock();
+        try {
             nextToken = top - count + 1;
             lastToken = top;
+        } finally {
+            tokenLock.unlock();
         }
     }
 

@@ -18,6 +18,8 @@ import java.time.Duration;
 import java.util.HexFormat;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * NAMED mode: {@code GET_LOCK} / {@code RELEASE_LOCK} on a session held from acquire to release.
@@ -38,6 +40,8 @@ import org.jspecify.annotations.Nullable;
  * NULL result; any other NULL result is an error, not "busy".
  */
 public final class NamedLockEngine extends SessionLockEngine {
+
+    private static final Logger log = LoggerFactory.getLogger(NamedLockEngine.class);
 
     private final String table;
 
@@ -95,9 +99,7 @@ public final class NamedLockEngine extends SessionLockEngine {
         }
         Outcome outcome = watched(session, deadlineNanos, remainingNanos, watch -> result(session, statement, watch));
         if (outcome == Outcome.DEADLINE || outcome == Outcome.INTERRUPTED) {
-            // The kill may have ended GET_LOCK just after it was granted: the session must not go back to the pool,
-            // or wait again, holding the lock. Harmless if it does not hold it.
-            isOne(session, NamedSql.RELEASE_LOCK, key);
+            releaseAll(session);
         }
         return outcome;
     }
@@ -146,6 +148,19 @@ public final class NamedLockEngine extends SessionLockEngine {
     @Override
     protected boolean unlock(Session session, Grant grant) throws SQLException {
         return isOne(session, NamedSql.RELEASE_LOCK, grant.key());
+    }
+
+    /**
+     * Frees every named lock of a session whose wait was ended by a kill: the kill may have ended {@code GET_LOCK} just
+     * after it was granted, and the session must neither wait again nor go back to the pool holding the lock (it would
+     * hold it, unknown to anyone, until it is closed). If this fails, the session is closed instead.
+     */
+    private static void releaseAll(Session session) throws SQLException {
+        try (ResultSet row = session.prepare(NamedSql.RELEASE_ALL_LOCKS).executeQuery()) {
+            if (row.next() && row.getInt(1) > 0) {
+                log.debug("{}: a GET_LOCK ended by its deadline or an interrupt had been granted; released", session);
+            }
+        }
     }
 
     /** Runs a query on the lock's server name and tells whether it answered 1. */

@@ -9,6 +9,9 @@ final class NamedSql {
     /** Releases a named lock: 1 if this session held it, 0 if another does, NULL if nobody; parameter name. */
     static final String RELEASE_LOCK = "SELECT RELEASE_LOCK(?)";
 
+    /** Releases every named lock this session holds, and counts them (MySQL 5.7+, MariaDB 10.5+). */
+    static final String RELEASE_ALL_LOCKS = "SELECT RELEASE_ALL_LOCKS()";
+
     /** Whether this session holds a named lock (1), or not (0 or NULL); parameter name. */
     static final String HOLDS_LOCK = "SELECT IS_USED_LOCK(?) = CONNECTION_ID()";
 

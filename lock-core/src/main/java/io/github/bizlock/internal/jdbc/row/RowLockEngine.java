@@ -164,7 +164,7 @@ public final class RowLockEngine extends SessionLockEngine {
     @Override
     protected long issueTokens(Session session, Grant grant, int count) throws SQLException {
         onHeldSession(session, grant, () -> true);
-        // Issued outside the session's monitor: waiting for a pool connection under it would hold up the heartbeats.
+        // Issued outside the session's guard: waiting for a pool connection under it would hold up the heartbeats.
         long token = tokenIssuer.issue(grant.key(), LockMode.ROW, count);
         // The tokens come from another connection. Had this session died before they were issued, the server would
         // have freed the row, and a next holder could have drawn a lower token first; alive now, it held the row

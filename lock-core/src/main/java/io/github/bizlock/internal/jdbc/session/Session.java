@@ -6,11 +6,14 @@ import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One connection of a {@link SessionPool}, with the server's id for it. While it holds a lock, the lock's holder
- * thread releases through it and the watchdog's heartbeat checks it, each under this object's monitor.
+ * thread releases through it and the watchdog's heartbeat checks it, each holding {@link #guard()}: a
+ * {@link ReentrantLock}, not a monitor, since statements run under it, and a virtual thread blocked in a statement
+ * inside {@code synchronized} pins its carrier thread on JDK 21.
  */
 public final class Session {
 
@@ -27,6 +30,7 @@ public final class Session {
 
     private final Connection connection;
     private final long connectionId;
+    private final ReentrantLock guard = new ReentrantLock();
     private final Map<String, PreparedStatement> statements = new LinkedHashMap<>(16, 0.75f, true);
     private long lockWaitSeconds = -1;
     private long silentSeconds = -1;
@@ -48,7 +52,16 @@ public final class Session {
      * A prepared statement for {@code sql} on this session's connection, kept for the next use: callers set every
      * parameter and close its result sets, never the statement (closing the connection closes it).
      */
-    public synchronized PreparedStatement prepare(String sql) throws SQLException {
+    public PreparedStatement prepare(String sql) throws SQLException {
+        guard.lock();
+        try {
+            return prepared(sql);
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    private PreparedStatement prepared(String sql) throws SQLException {
         PreparedStatement statement = statements.get(sql);
         if (statement == null || statement.isClosed()) {
             statement = connection.prepareStatement(sql);
@@ -61,6 +74,11 @@ public final class Session {
             }
         }
         return statement;
+    }
+
+    /** Held while a statement of the lock runs on the session: by its holder's thread, or by the watchdog. */
+    ReentrantLock guard() {
+        return guard;
     }
 
     /** {@code CONNECTION_ID()} when the connection was opened; a different value later means another session. */
@@ -88,13 +106,13 @@ public final class Session {
 
     /**
      * Whether the session still belongs to this grant: not released, and not lent to another lock since (a heartbeat
-     * collected before a release must not run on the session's next lock). Guarded by this.
+     * collected before a release must not run on the session's next lock). Guarded by {@link #guard()}.
      */
     boolean heldBy(Object grant) {
         return !done && holder == grant;
     }
 
-    /** Records the grant the session now holds a lock for. Guarded by this. */
+    /** Records the grant the session now holds a lock for. Guarded by {@link #guard()}. */
     void holdFor(Object grant) {
         this.holder = grant;
     }
@@ -104,12 +122,12 @@ public final class Session {
         return unanswered;
     }
 
-    /** Records that a heartbeat got no answer in time. Guarded by this. */
+    /** Records that a heartbeat got no answer in time. Guarded by {@link #guard()}. */
     void markUnanswered() {
         this.unanswered = true;
     }
 
-    /** Marks the lock held on this session released. Guarded by this. */
+    /** Marks the lock held on this session released. Guarded by {@link #guard()}. */
     void markDone() {
         this.done = true;
     }
@@ -119,10 +137,15 @@ public final class Session {
         connection.setNetworkTimeout(DIRECT, (int) Math.min(Integer.MAX_VALUE, Math.max(0, millis)));
     }
 
-    synchronized void reset() {
-        this.done = false;
-        this.unanswered = false;
-        this.holder = null;
+    void reset() {
+        guard.lock();
+        try {
+            this.done = false;
+            this.unanswered = false;
+            this.holder = null;
+        } finally {
+            guard.unlock();
+        }
     }
 
     @Override

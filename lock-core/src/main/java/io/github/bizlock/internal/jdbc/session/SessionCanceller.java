@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -44,7 +45,9 @@ public final class SessionCanceller {
     private final DataSource dataSource;
     private final Set<Watch> watches = ConcurrentHashMap.newKeySet();
     private final Thread canceller;
-    private final Object controlLock = new Object();
+    /** Locks, not monitors: kills run statements under them (a virtual thread would pin its carrier in a monitor). */
+    private final ReentrantLock controlLock = new ReentrantLock();
+
     private @Nullable Connection control;
     private volatile boolean closed;
 
@@ -81,6 +84,7 @@ public final class SessionCanceller {
         private final Session session;
         private final long deadlineNanos;
         private final Thread thread;
+        private final ReentrantLock guard = new ReentrantLock();
         private @Nullable Ending ending;
         private long killedAtNanos;
         private boolean finished;
@@ -92,15 +96,25 @@ public final class SessionCanceller {
         }
 
         /** Why the statement was killed, or {@code null} if it was not. Read it after {@link #close()}. */
-        public synchronized @Nullable Ending ending() {
-            return ending;
+        public @Nullable Ending ending() {
+            guard.lock();
+            try {
+                return ending;
+            } finally {
+                guard.unlock();
+            }
         }
 
         /** Ends the watch; waits for a kill in flight, so none arrives after this returns. */
         @Override
-        public synchronized void close() {
-            finished = true;
-            watches.remove(this);
+        public void close() {
+            guard.lock();
+            try {
+                finished = true;
+                watches.remove(this);
+            } finally {
+                guard.unlock();
+            }
         }
 
         private @Nullable Ending due(long now) {
@@ -111,18 +125,23 @@ public final class SessionCanceller {
         }
 
         /** Kills the statement, and again while it runs on: the first kill may have come before it. */
-        private synchronized void kill(Ending why, long now) {
-            if (finished || (ending != null && now - killedAtNanos < KILL_AGAIN_NANOS)) {
-                return;
-            }
+        private void kill(Ending why, long now) {
+            guard.lock();
             try {
-                killQuery(session.connectionId());
-                if (ending == null) {
-                    ending = why;
+                if (finished || (ending != null && now - killedAtNanos < KILL_AGAIN_NANOS)) {
+                    return;
                 }
-                killedAtNanos = System.nanoTime();
-            } catch (SQLException ex) {
-                log.warn("bizlock could not end a lock wait with KILL QUERY {}; trying again", session, ex);
+                try {
+                    killQuery(session.connectionId());
+                    if (ending == null) {
+                        ending = why;
+                    }
+                    killedAtNanos = System.nanoTime();
+                } catch (SQLException ex) {
+                    log.warn("bizlock could not end a lock wait with KILL QUERY {}; trying again", session, ex);
+                }
+            } finally {
+                guard.unlock();
             }
         }
     }
@@ -176,7 +195,8 @@ public final class SessionCanceller {
     }
 
     private void killQuery(long connectionId) throws SQLException {
-        synchronized (controlLock) {
+        controlLock.lock();
+        try {
             try {
                 if (control == null) {
                     control = dataSource.getConnection();
@@ -197,6 +217,8 @@ public final class SessionCanceller {
                 }
                 throw ex;
             }
+        } finally {
+            controlLock.unlock();
         }
     }
 
@@ -204,11 +226,14 @@ public final class SessionCanceller {
     void close() {
         closed = true;
         LockSupport.unpark(canceller);
-        synchronized (controlLock) {
+        controlLock.lock();
+        try {
             if (control != null) {
                 SessionPool.closeQuietly(control);
                 control = null;
             }
+        } finally {
+            controlLock.unlock();
         }
     }
 }

@@ -137,20 +137,23 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
 
     /**
      * Issues {@code count} fencing tokens for a lock the session holds, committed on their own. Runs without the
-     * session's monitor: an engine uses the session only under it ({@link #onHeldSession}), and never waits for
+     * session's guard: an engine uses the session only under it ({@link #onHeldSession}), and never waits for
      * another connection while holding it, since the watchdog's heartbeats of every lock of this mode wait for it.
      *
      * @return the highest of them
      */
     protected abstract long issueTokens(Session session, Grant grant, int count) throws SQLException;
 
-    /** Runs {@code call} under the session's monitor if the session still holds the grant's lock. */
+    /** Runs {@code call} under the session's guard if the session still holds the grant's lock. */
     protected static <T> T onHeldSession(Session session, Grant grant, SessionCall<T> call) throws SQLException {
-        synchronized (session) {
+        session.guard().lock();
+        try {
             if (!session.heldBy(grant)) {
                 throw new IllegalStateException("Lock " + grant.key() + " was released; no token can be issued");
             }
             return call.run();
+        } finally {
+            session.guard().unlock();
         }
     }
 
@@ -170,7 +173,7 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
     public final @Nullable Grant acquire(LockKey key, Duration lease, int tokens, long deadlineNanos)
             throws InterruptedException {
         requireAllowedHere();
-        Session session = borrow(key);
+        Session session = borrow(key, deadlineNanos);
         boolean keep = false;
         try {
             endWhenSilent(session, lease);
@@ -182,8 +185,11 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
                     case ACQUIRED -> {
                         // The session answered just now: the heartbeat lease counts from here. No token yet.
                         Grant grant = new SessionGrant(key, owner, lease, System.nanoTime(), session);
-                        synchronized (session) {
+                        session.guard().lock();
+                        try {
                             session.holdFor(grant);
+                        } finally {
+                            session.guard().unlock();
                         }
                         keep = true;
                         return grant;
@@ -206,6 +212,14 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         } catch (SQLException ex) {
             sessions.discard(session);
             keep = true;
+            if (Thread.interrupted()) {
+                // On a virtual thread an interrupt closes the socket of the statement it was blocked in: the wait
+                // ended for the interrupt, on a session that holds nothing any more.
+                InterruptedException interrupted =
+                        new InterruptedException("Interrupted while waiting for lock " + key);
+                interrupted.initCause(ex);
+                throw interrupted;
+            }
             throw LockJdbc.translate(lockStatement + " for " + key, ex);
         } catch (RuntimeException | Error ex) {
             // The session may hold the lock (a failed token); closing it frees the lock.
@@ -283,12 +297,13 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         Map<Grant, Loss> gone = new HashMap<>();
         for (Grant grant : grants) {
             Session session = session(grant);
-            synchronized (session) {
+            session.guard().lock();
+            try {
                 if (!session.heldBy(grant)) {
                     continue; // released (and perhaps lent to another lock) since the watchdog collected it
                 }
                 try {
-                    // The unlocking thread may be waiting for this monitor: it must not wait longer than a release.
+                    // The unlocking thread may be waiting for this guard: it must not wait longer than a release.
                     session.readTimeout(RELEASE_TIMEOUT.toMillis());
                     if (!stillHolds(session, grant)) {
                         gone.put(grant, SessionLosses.notHeld(session));
@@ -300,6 +315,8 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
                     }
                     gone.put(grant, SessionLosses.failed(session, ex));
                 }
+            } finally {
+                session.guard().unlock();
             }
         }
         return gone;
@@ -307,10 +324,16 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
 
     @Override
     public final long issueTokens(Grant grant, int count) {
+        // As for a release: an interrupted virtual holder must not close its session by asking for a token.
+        boolean interrupted = Thread.interrupted();
         try {
             return issueTokens(session(grant), grant, count);
         } catch (SQLException ex) {
             throw LockJdbc.translate("issuing fencing tokens for " + grant.key(), ex);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -328,8 +351,24 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
      */
     @Override
     public final @Nullable Loss release(Grant grant) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            return releaseOnSession(grant);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * The release, run with the thread's interrupt status cleared: on a virtual thread a statement begun with it set
+     * closes the connection, and a holder interrupted earlier would lose its session instead of releasing the lock.
+     */
+    private @Nullable Loss releaseOnSession(Grant grant) {
         Session session = session(grant);
-        synchronized (session) {
+        session.guard().lock();
+        try {
             if (!session.heldBy(grant)) {
                 // Released before (the session may hold another lock by now): nothing of this grant's to give back.
                 return SessionLosses.releasedBefore(session);
@@ -358,6 +397,8 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
                 }
                 return SessionLosses.failed(session, ex);
             }
+        } finally {
+            session.guard().unlock();
         }
     }
 
@@ -377,11 +418,14 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
     public final void releaseAll(List<Grant> grants) {
         for (Grant grant : grants) {
             Session session = session(grant);
-            synchronized (session) {
+            session.guard().lock();
+            try {
                 if (session.heldBy(grant)) {
                     session.markDone();
                     sessions.discard(session);
                 }
+            } finally {
+                session.guard().unlock();
             }
         }
     }
@@ -393,9 +437,9 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         canceller.close();
     }
 
-    private Session borrow(LockKey key) {
+    private Session borrow(LockKey key, long deadlineNanos) throws InterruptedException {
         try {
-            return sessions.borrow();
+            return sessions.borrow(deadlineNanos);
         } catch (DataAccessException ex) {
             throw new LockAcquisitionException(key.name(), key.key(), ex.getMessage(), ex);
         }

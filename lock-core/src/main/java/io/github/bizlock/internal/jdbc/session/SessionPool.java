@@ -20,8 +20,9 @@ import org.springframework.dao.TransientDataAccessResourceException;
 
 /**
  * The connections that ROW and NAMED locks hold for their lifetime, taken from a dedicated {@link DataSource} (not the
- * application's pool, so held locks cannot starve it) and capped at a maximum, so running out fails at once with a
- * clear error instead of queueing. Idle connections are kept for reuse; a connection whose session died is closed.
+ * application's pool, so held locks cannot starve it) and capped at a maximum. An acquisition that finds them all held
+ * queues for one, first come first served, for as long as its wait time lasts; only then does it fail, with an error
+ * that names the setting. Idle connections are kept for reuse; a connection whose session died is closed.
  *
  * <p>The dedicated {@code DataSource} should open plain connections (e.g. a {@code DriverManagerDataSource}) without
  * Connector/J's {@code autoReconnect}: a reconnected session has lost its locks.
@@ -57,7 +58,8 @@ final class SessionPool {
         this.maxSessions = maxSessions;
         this.property = property;
         this.setup = setup;
-        this.permits = new Semaphore(maxSessions);
+        // Fair: a waiter that has queued longest gets the next session, not a newcomer that happens to ask then.
+        this.permits = new Semaphore(maxSessions, true);
     }
 
     /** Sessions handed out and not yet given back or discarded. */
@@ -66,18 +68,21 @@ final class SessionPool {
     }
 
     /**
-     * A session for one lock.
+     * A session for one lock, waited for until {@code deadlineNanos} ({@link System#nanoTime()}) if all are held.
      *
-     * @throws TransientDataAccessResourceException if all sessions are held
+     * @throws TransientDataAccessResourceException if all sessions stayed held until the deadline
      * @throws DataAccessResourceFailureException if no connection could be opened
+     * @throws InterruptedException if the thread was interrupted while it waited
      */
-    Session borrow() {
+    Session borrow(long deadlineNanos) throws InterruptedException {
         if (closed) {
             throw new IllegalStateException("The bizlock session pool is closed");
         }
-        if (!permits.tryAcquire()) {
-            throw new TransientDataAccessResourceException("All " + maxSessions + " bizlock session connections are"
-                    + " held by locks; raise " + property + " or hold fewer ROW/NAMED locks at once");
+        long waitNanos = Math.max(0, deadlineNanos - System.nanoTime());
+        if (!permits.tryAcquire(waitNanos, TimeUnit.NANOSECONDS)) {
+            throw new TransientDataAccessResourceException("All " + maxSessions + " bizlock session connections"
+                    + " stayed held by locks throughout the wait (" + TimeUnit.NANOSECONDS.toMillis(waitNanos)
+                    + " ms); raise " + property + ", hold fewer ROW/NAMED locks at once, or wait longer");
         }
         try {
             Session session;

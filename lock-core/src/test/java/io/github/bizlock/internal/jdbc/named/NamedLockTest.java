@@ -8,6 +8,7 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.session.AbstractSessionLockTest;
+import io.github.bizlock.internal.jdbc.session.SessionLocks;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -55,6 +56,92 @@ class NamedLockTest extends AbstractSessionLockTest {
         }
         assertThat(jdbc.queryForObject("SELECT IS_FREE_LOCK(?)", Integer.class, lower))
                 .isEqualTo(1);
+    }
+
+    /**
+     * The holder releases just as the waiter is interrupted, again and again, with the interrupt a little before or
+     * after: the kill that ends the wait lands before, as or after the server grants it {@code GET_LOCK}. A wait granted
+     * as it was killed must not leave its session holding the lock, in the pool or lent to the next lock: after every
+     * round nobody holds the lock ({@code IS_USED_LOCK} is NULL), and the holder takes it again at once.
+     */
+    @Test
+    void aWaitGrantedAsItIsCancelledLeavesNoSessionHoldingTheLock() throws Exception {
+        String serverName = engine().serverLockName(new LockKey(name, "1"));
+        int rounds = 60;
+        int granted = 0;
+        // A lease of 5 s: a busy machine must not turn a late heartbeat into a loss this test is not about.
+        try (SessionLocks a = longLease();
+                SessionLocks b = longLease()) {
+            granted = cancelJustAsReleased(a, b, serverName, rounds);
+        }
+        System.out.printf(
+                "%s NAMED: %d of %d waiters cancelled as the lock was released got it first%n",
+                server(), granted, rounds);
+    }
+
+    private SessionLocks longLease() {
+        return SessionLocks.open(
+                LockMode.NAMED,
+                io.github.bizlock.LockFixture.dao(dataSource),
+                new org.springframework.jdbc.datasource.DriverManagerDataSource(
+                        database.jdbcUrl(), database.username(), database.password()),
+                4,
+                Duration.ofSeconds(5));
+    }
+
+    private int cancelJustAsReleased(SessionLocks a, SessionLocks b, String serverName, int rounds) throws Exception {
+        int granted = 0;
+        Duration wait = Duration.ofMillis(60);
+        for (int round = 0; round < rounds; round++) {
+            LockHandle held = a.template().acquire(name, "1");
+            boolean byInterrupt = round % 2 == 1;
+            java.util.concurrent.atomic.AtomicReference<Thread> thread =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            java.util.concurrent.atomic.AtomicLong startedAt = new java.util.concurrent.atomic.AtomicLong();
+            java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+            CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(
+                    () -> {
+                        thread.set(Thread.currentThread());
+                        startedAt.set(System.nanoTime());
+                        started.countDown();
+                        try {
+                            Optional<LockHandle> mine =
+                                    b.template().tryAcquire(name, "1", byInterrupt ? Duration.ofSeconds(20) : wait);
+                            mine.ifPresent(LockHandle::unlock);
+                            return mine.isPresent();
+                        } catch (LockAcquisitionException ex) {
+                            assertThat(ex).hasRootCauseInstanceOf(InterruptedException.class);
+                            return false;
+                        }
+                    },
+                    threads);
+            started.await();
+            // The canceller kills the wait at its deadline, or within its 20 ms poll of an interrupt; the release
+            // lands within a few milliseconds of that kill, before, at or after it.
+            long killAt = startedAt.get() + wait.toNanos();
+            long releaseAt = killAt
+                    + java.util.concurrent.ThreadLocalRandom.current()
+                            .nextLong(
+                                    -TimeUnit.MILLISECONDS.toNanos(3),
+                                    TimeUnit.MILLISECONDS.toNanos(byInterrupt ? 20 : 3));
+            if (byInterrupt) {
+                java.util.concurrent.locks.LockSupport.parkNanos(killAt - System.nanoTime());
+                thread.get().interrupt();
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(releaseAt - System.nanoTime());
+            held.unlock();
+            if (waiter.get(10, TimeUnit.SECONDS)) {
+                granted++;
+            }
+            awaitTrue(() -> b.heldSessions() == 0, 5000);
+            assertThat(jdbc.queryForObject("SELECT IS_USED_LOCK(?)", Long.class, serverName))
+                    .as("round %d: no session, idle or lent, holds the lock", round)
+                    .isNull();
+            assertThat(a.template().tryAcquire(name, "1", Duration.ZERO))
+                    .as("round %d", round)
+                    .hasValueSatisfying(LockHandle::unlock);
+        }
+        return granted;
     }
 
     @Test

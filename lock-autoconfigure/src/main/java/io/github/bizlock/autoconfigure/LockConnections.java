@@ -1,0 +1,58 @@
+package io.github.bizlock.autoconfigure;
+
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.jdbc.DataSourceBuilder;
+import org.springframework.jdbc.datasource.SimpleDriverDataSource;
+import org.springframework.util.ClassUtils;
+
+/**
+ * The connections bizlock opens beside the application's pool, with the lock DataSource's settings: a small pool for
+ * LEASE writes and fencing tokens, and plain connections for the sessions ROW and NAMED locks hold. From a HikariCP
+ * DataSource every setting carries over (URL, credentials or credentials provider, driver or data source properties
+ * such as TLS, init SQL, catalog and schema); from another pool only its URL, driver and credentials.
+ */
+final class LockConnections {
+
+    private static final Logger log = LoggerFactory.getLogger(LockConnections.class);
+    private static final String HIKARI = "com.zaxxer.hikari.HikariDataSource";
+
+    private LockConnections() {}
+
+    /**
+     * A pool of at most {@code size} connections of bizlock's own, or {@code null} when none can be made (HikariCP is
+     * not on the class path): lock writes then borrow from the lock DataSource itself.
+     */
+    static @Nullable DataSource pool(DataSource lockDataSource, int size) {
+        if (!ClassUtils.isPresent(HIKARI, LockConnections.class.getClassLoader())) {
+            log.warn(
+                    "bizlock: HikariCP is not on the class path, so LEASE lock writes and renewals borrow connections"
+                            + " from the application's DataSource ({}), and callers holding all of its connections"
+                            + " delay them; add com.zaxxer:HikariCP to give them a pool of their own",
+                    lockDataSource.getClass().getName());
+            return null;
+        }
+        return HikariLockConnections.pool(lockDataSource, size);
+    }
+
+    /** Plain connections, never pooled: a session's connection is closed when it dies, and its locks with it. */
+    static DataSource plain(DataSource lockDataSource) {
+        if (ClassUtils.isPresent(HIKARI, LockConnections.class.getClassLoader())
+                && HikariLockConnections.isHikari(lockDataSource)) {
+            return HikariLockConnections.plain(lockDataSource);
+        }
+        try {
+            return DataSourceBuilder.derivedFrom(lockDataSource)
+                    .type(SimpleDriverDataSource.class)
+                    .build();
+        } catch (RuntimeException ex) {
+            throw new IllegalStateException(
+                    "bizlock cannot read the URL and credentials of the lock DataSource (" + lockDataSource.getClass()
+                            + ") to open the connections ROW and NAMED locks hold; define a"
+                            + " BizLockSessionAutoConfiguration.SessionConnections bean with a DataSource for them",
+                    ex);
+        }
+    }
+}
