@@ -288,6 +288,21 @@ class FaultSoakTest {
 
             private void start() throws InterruptedException {
                 generation++;
+                for (int attempt = 1; ; attempt++) {
+                    try {
+                        startOnce();
+                        return;
+                    } catch (AssertionError ex) {
+                        jvm.close();
+                        if (attempt == 3) {
+                            throw ex;
+                        }
+                        System.out.println("soak: JVM " + index + " did not start, again: " + ex.getMessage());
+                    }
+                }
+            }
+
+            private void startOnce() throws InterruptedException {
                 jvm = ChildJvm.startMain(
                         SoakWorker.class,
                         List.of(),

@@ -81,7 +81,9 @@ public final class SoakWorker {
         config.setUsername(args[1]);
         config.setPassword(args[2]);
         config.setMaximumPoolSize(threads + 8);
-        config.setConnectionTimeout(5000);
+        config.setConnectionTimeout(10_000);
+        // Started again while the database may be out of reach (a fault of the schedule): start anyway.
+        config.setInitializationFailTimeout(-1);
         // The soak's own statements on a cut-off connection: a read timeout, as an application would set one.
         config.addDataSourceProperty("socketTimeout", "15000");
         config.setPoolName("soak-worker");

@@ -27,6 +27,7 @@ public final class FreezingProxy implements AutoCloseable {
     private final String url;
     private final ServerSocket server;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private final List<Socket> toDatabase = new CopyOnWriteArrayList<>();
     private final ExecutorService threads = Executors.newCachedThreadPool(runnable -> {
         Thread thread = new Thread(runnable, "freezing-proxy");
         thread.setDaemon(true);
@@ -96,6 +97,15 @@ public final class FreezingProxy implements AutoCloseable {
             }
         }
         sockets.clear();
+        toDatabase.clear();
+    }
+
+    /**
+     * The local ports of the open connections to the database: the server's process list shows them as the sessions'
+     * host ({@code 127.0.0.1:port}), so a test can find the sessions of the clients behind this proxy.
+     */
+    public List<Integer> databaseSidePorts() {
+        return toDatabase.stream().map(Socket::getLocalPort).toList();
     }
 
     /** Resets every connection and every new one: the database is unreachable until {@link #admit()}. */
@@ -137,6 +147,7 @@ public final class FreezingProxy implements AutoCloseable {
                 }
                 sockets.add(client);
                 sockets.add(database);
+                toDatabase.add(database);
                 threads.execute(() -> pass(client, database));
                 threads.execute(() -> pass(database, client));
             } catch (IOException ex) {
@@ -167,6 +178,8 @@ public final class FreezingProxy implements AutoCloseable {
             }
             sockets.remove(from);
             sockets.remove(to);
+            toDatabase.remove(from);
+            toDatabase.remove(to);
         }
     }
 }
