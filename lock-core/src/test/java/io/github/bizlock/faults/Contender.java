@@ -39,6 +39,18 @@ final class Contender {
         }
     }
 
+    /**
+     * Takes and frees a lock of every mode once, so that what is measured afterwards is the fault, not this JVM's
+     * first session, statement preparation or mode binding.
+     */
+    void warmUp(String prefix) throws InterruptedException {
+        for (LockMode mode : LockMode.values()) {
+            manager.tryAcquire(new LockKey(prefix + "-" + mode, "warm-up"), mode, Duration.ofSeconds(10), null)
+                    .orElseThrow()
+                    .unlock();
+        }
+    }
+
     /** Tries for {@code prefix-MODE}/{@code k} until {@code deadline} passes (epoch ms). */
     Take take(LockMode mode, String prefix, long deadlineMillis) throws InterruptedException {
         LockKey key = new LockKey(prefix + "-" + mode, "k");

@@ -15,7 +15,9 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -52,23 +54,30 @@ class FaultHarnessTest {
     private Contender contender;
     private String prefix;
 
+    @BeforeAll
+    static void createSchema(DataSource dataSource) {
+        LockFixture.createSchema(dataSource);
+    }
+
     @BeforeEach
-    void start(TestDatabase database, TestInfo test) {
+    void start(TestDatabase database, TestInfo test) throws InterruptedException {
         this.database = database;
         this.jdbc = new JdbcTemplate(database.dataSource());
-        LockFixture.createSchema(database.dataSource());
         Contender.createFence(jdbc);
         this.manager = LockFixture.managerOfEveryMode(database.dataSource())
                 .watchdogLease(LEASE)
                 .build();
         this.contender = new Contender(manager, jdbc);
         this.prefix = test.getTestMethod().orElseThrow().getName();
+        contender.warmUp(prefix);
     }
 
     @AfterEach
     void stop() {
         threads.shutdownNow();
-        manager.close();
+        if (manager != null) {
+            manager.close();
+        }
     }
 
     @Test
@@ -263,29 +272,42 @@ class FaultHarnessTest {
      */
     private void assertCallsKeepTheirDeadlines(HolderJvm holder, String fault) throws InterruptedException {
         Map<LockMode, String[]> unlocked = holder.command("UNLOCK", Duration.ofSeconds(30));
-        Map<LockMode, String[]> tried = holder.command("TRY", Duration.ofSeconds(60));
+        Map<LockMode, String[]> tried = holder.command("TRY", Duration.ofSeconds(90));
         for (LockMode mode : LockMode.values()) {
-            long unlockMillis = Long.parseLong(unlocked.get(mode)[0]);
-            long tryMillis = Long.parseLong(tried.get(mode)[0]);
             System.out.printf(
-                    "FAULT %s %s %s: unlock of the lost lock %d ms (%s), acquisition with a %d ms wait %d ms (%s)%n",
+                    "FAULT %s %s %s: unlock of the lost lock %s ms (%s), acquisition with a %d ms wait %s ms (%s)%n",
                     database.server(),
                     fault,
                     mode,
-                    unlockMillis,
+                    unlocked.get(mode)[0],
                     unlocked.get(mode)[1],
                     FaultHolder.TRY_WAIT.toMillis(),
-                    tryMillis,
-                    tried.get(mode)[1]);
+                    tried.get(mode)[0],
+                    String.join(" ", List.of(tried.get(mode)).subList(1, tried.get(mode).length)));
+        }
+        for (LockMode mode : LockMode.values()) {
+            long unlockMillis = Long.parseLong(unlocked.get(mode)[0]);
             assertThat(unlocked.get(mode)[1]).isEqualTo("LockLostException");
             assertThat(unlockMillis)
                     .as(mode + ": a lost lock's unlock answers at once")
                     .isLessThan(BUSY);
-            long slack = mode == LockMode.LEASE ? 1000 : 10_000;
-            assertThat(tryMillis)
-                    .as(mode + ": an acquisition returns within its wait plus " + slack + " ms")
-                    .isLessThan(FaultHolder.TRY_WAIT.toMillis() + slack + BUSY);
+            assertThat(Long.parseLong(tried.get(mode)[0]))
+                    .as(mode + ": an acquisition returns within its wait plus " + acquisitionSlack(mode, fault) + " ms")
+                    .isLessThan(FaultHolder.TRY_WAIT.toMillis() + acquisitionSlack(mode, fault) + BUSY);
         }
+    }
+
+    /**
+     * What README "Acquiring when the database does not answer" allows above the wait: for LEASE 1 s, plus HikariCP's
+     * check of each idle connection it is about to lend (its validation timeout, 5 s, which an interrupt does not cut
+     * short) when the network is half-open; for ROW and NAMED, whose session must first be opened or checked, the
+     * 10 s read timeout.
+     */
+    private static long acquisitionSlack(LockMode mode, String fault) {
+        if (mode != LockMode.LEASE) {
+            return 10_000;
+        }
+        return fault.equals("half-open") ? 1000 + FaultHolder.POOL_SIZE * 5000L : 1000;
     }
 
     private HolderJvm holder() throws Exception {

@@ -37,6 +37,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 public final class FaultHolder {
 
     static final Duration TRY_WAIT = Duration.ofMillis(500);
+    /** The application pool's size: HikariCP's defaults otherwise (validation timeout 5 s). */
+    static final int POOL_SIZE = 3;
 
     private FaultHolder() {}
 
@@ -46,6 +48,7 @@ public final class FaultHolder {
         config.setUsername(args[1]);
         config.setPassword(args[2]);
         config.setPoolName("fault-holder");
+        config.setMaximumPoolSize(POOL_SIZE);
         HikariDataSource dataSource = new HikariDataSource(config);
         LockManager manager = LockFixture.managerOfEveryMode(dataSource)
                 .watchdogLease(Duration.ofMillis(Long.parseLong(args[3])))
@@ -134,7 +137,8 @@ public final class FaultHolder {
         try {
             return call.run();
         } catch (Exception ex) {
-            return ex.getClass().getSimpleName();
+            return ex.getClass().getSimpleName() + " "
+                    + String.valueOf(ex.getMessage()).replace('\n', ' ');
         }
     }
 

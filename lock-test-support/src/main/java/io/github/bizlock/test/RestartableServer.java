@@ -145,7 +145,7 @@ public final class RestartableServer implements AutoCloseable {
         process = null;
     }
 
-    /** A JDBC URL for {@code database} on this server; the database is created first unless empty. */
+    /** A JDBC URL for {@code database} on this server. */
     public String jdbcUrl(String database) {
         return JdbcUrls.mysql("127.0.0.1:" + port, database, null);
     }
