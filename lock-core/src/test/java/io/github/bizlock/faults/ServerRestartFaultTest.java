@@ -25,6 +25,7 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * coming back, and another instance gets them at once, with a higher token.
  */
 @Tag("cross-jvm")
+@Tag("faults")
 class ServerRestartFaultTest {
 
     /** Longer than a restart on a loaded machine, so the LEASE row outlives it. */
