@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A second JVM running {@link LockWorker} on this test's classpath, talking line by line over stdin/stdout. Lines the
@@ -48,17 +49,21 @@ public final class ChildJvm implements AutoCloseable {
 
     /** Starts {@link LockWorker} connected to the database through {@code jdbcUrl} (e.g. one node of a cluster). */
     public static ChildJvm start(TestDatabase database, String jdbcUrl, List<String> jvmOptions, String... workerArgs) {
+        List<String> args = new ArrayList<>(List.of(jdbcUrl, database.username(), database.password()));
+        args.addAll(List.of(workerArgs));
+        return startMain(LockWorker.class, jvmOptions, args);
+    }
+
+    /** Starts {@code mainClass} of this test's classpath with the given arguments. */
+    public static ChildJvm startMain(Class<?> mainClass, List<String> jvmOptions, List<String> args) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
         command.addAll(jvmOptions);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(LockWorker.class.getName());
-        command.add(jdbcUrl);
-        command.add(database.username());
-        command.add(database.password());
-        command.addAll(List.of(workerArgs));
+        command.add(mainClass.getName());
+        command.addAll(args);
         try {
             return new ChildJvm(
                     new ProcessBuilder(command).redirectErrorStream(true).start());
@@ -105,6 +110,26 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /**
+     * The next line the JVM printed, waiting up to {@code timeout}; {@code null} if none came, or the JVM's output
+     * ended. Keeps only the last lines for failure messages, so a long run's output does not pile up.
+     */
+    public @Nullable String nextLine(Duration timeout) throws InterruptedException {
+        String line = lines.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        if (line == null || line.equals(END)) {
+            if (line != null) {
+                lines.add(END);
+                Thread.sleep(Math.min(timeout.toMillis(), 50)); // nothing more will come
+            }
+            return null;
+        }
+        transcript.add(line);
+        if (transcript.size() > 200) {
+            transcript.remove(0);
+        }
+        return line;
+    }
+
     /** All lines starting with {@code prefix} until the worker's output ends. */
     List<String> linesUntilExit(String prefix, Duration timeout) throws InterruptedException {
         List<String> matching = new ArrayList<>();
@@ -126,7 +151,7 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
-    void send(String line) {
+    public void send(String line) {
         try {
             stdin.write(line + "\n");
             stdin.flush();
@@ -143,7 +168,25 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
-    int waitForExit(Duration timeout) throws InterruptedException {
+    /**
+     * Sends a signal to the JVM with {@code kill -SIGNAL pid}: {@code STOP} freezes it as a long GC pause or a frozen
+     * VM would, {@code CONT} lets it run on, {@code TERM} asks it to shut down (its shutdown hooks run).
+     */
+    public void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                .redirectErrorStream(true)
+                .start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new AssertionError("kill -" + signal + " " + process.pid() + " failed: "
+                    + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+        }
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    public int waitForExit(Duration timeout) throws InterruptedException {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new AssertionError(
                     "The child JVM did not exit within " + timeout + "; its output:\n" + String.join("\n", transcript));

@@ -135,7 +135,7 @@ public final class EmbeddedMySqlServer implements DatabaseServer {
         }
     }
 
-    private static Path unpackedBinary() throws IOException {
+    static Path unpackedBinary() throws IOException {
         String cacheSetting = System.getenv(CACHE_VARIABLE);
         Path cache = cacheSetting != null
                 ? Path.of(cacheSetting)
@@ -177,7 +177,7 @@ public final class EmbeddedMySqlServer implements DatabaseServer {
         return target;
     }
 
-    private static void requireSharedLibraries(Path mysqld) throws IOException {
+    static void requireSharedLibraries(Path mysqld) throws IOException {
         ProcessResult result = run(List.of(mysqld.toString(), "--no-defaults", "--version"));
         if (result.output().contains("libaio")) {
             throw new IllegalStateException("The embedded MySQL 8.0 server needs the system library libaio: run "
@@ -190,7 +190,7 @@ public final class EmbeddedMySqlServer implements DatabaseServer {
         }
     }
 
-    private static void initialize(Path mysqld, Path baseDirectory, Path dataDirectory) throws IOException {
+    static void initialize(Path mysqld, Path baseDirectory, Path dataDirectory) throws IOException {
         ProcessResult result = run(List.of(
                 mysqld.toString(),
                 "--no-defaults",
@@ -336,7 +336,7 @@ public final class EmbeddedMySqlServer implements DatabaseServer {
         }
     }
 
-    private static void deleteRecursively(Path directory) {
+    static void deleteRecursively(Path directory) {
         if (!Files.exists(directory)) {
             return;
         }

@@ -16,7 +16,9 @@ import java.util.regex.Pattern;
 /**
  * A TCP forwarder between test connections and the database that can {@link #freeze()}: from then on it passes no
  * byte in either direction and closes nothing, which is what a network partition leaves behind (a half-open
- * connection). The server keeps the session, and its locks, until {@link #close()} closes both ends.
+ * connection). The server keeps the session, and its locks, until {@link #close()} closes both ends. It can also
+ * {@link #reset()} every connection (a TCP RST on both sides, as a load balancer or a firewall that drops its state
+ * sends) and {@link #refuse()} new ones (the database is unreachable).
  */
 public final class FreezingProxy implements AutoCloseable {
 
@@ -25,24 +27,46 @@ public final class FreezingProxy implements AutoCloseable {
     private final String url;
     private final ServerSocket server;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private final List<Socket> toDatabase = new CopyOnWriteArrayList<>();
     private final ExecutorService threads = Executors.newCachedThreadPool(runnable -> {
         Thread thread = new Thread(runnable, "freezing-proxy");
         thread.setDaemon(true);
         return thread;
     });
     private volatile boolean frozen;
+    private volatile boolean refusing;
 
     /** A proxy to the server of {@code jdbcUrl}; {@link #jdbcUrl()} is the same URL through the proxy. */
     public FreezingProxy(String jdbcUrl) throws IOException {
+        this(jdbcUrl, 0, 0);
+    }
+
+    /**
+     * A proxy listening on the first free port from {@code firstPort} to {@code lastPort} (0 and 0: any free port),
+     * for tests that must keep to a range of ports.
+     */
+    public FreezingProxy(String jdbcUrl, int firstPort, int lastPort) throws IOException {
         Matcher url = HOST_AND_PORT.matcher(jdbcUrl);
         if (!url.matches()) {
             throw new IllegalArgumentException("Not a host:port JDBC URL: " + jdbcUrl);
         }
         String host = url.group(2);
         int port = Integer.parseInt(url.group(3));
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.server = listen(firstPort, lastPort);
         this.url = url.group(1) + "127.0.0.1:" + server.getLocalPort() + url.group(4);
         threads.execute(() -> accept(host, port));
+    }
+
+    private static ServerSocket listen(int firstPort, int lastPort) throws IOException {
+        IOException last = null;
+        for (int port = firstPort; port <= lastPort; port++) {
+            try {
+                return new ServerSocket(port, 50, InetAddress.getLoopbackAddress());
+            } catch (IOException ex) {
+                last = ex; // taken: the next one
+            }
+        }
+        throw new IOException("No free port from " + firstPort + " to " + lastPort, last);
     }
 
     public String jdbcUrl() {
@@ -52,6 +76,47 @@ public final class FreezingProxy implements AutoCloseable {
     /** Stops passing bytes, without closing either end. */
     public void freeze() {
         frozen = true;
+    }
+
+    /** Passes bytes again, those held back while frozen first. */
+    public void thaw() {
+        frozen = false;
+    }
+
+    /**
+     * Resets every connection open now, on both sides, with a TCP RST: the client's next read fails at once, and the
+     * server ends the session. New connections are passed as before (unless {@link #refuse() refused}).
+     */
+    public void reset() {
+        for (Socket socket : sockets) {
+            try {
+                socket.setSoLinger(true, 0); // close() then sends RST instead of FIN
+                socket.close();
+            } catch (IOException ignored) {
+                // gone already
+            }
+        }
+        sockets.clear();
+        toDatabase.clear();
+    }
+
+    /**
+     * The local ports of the open connections to the database: the server's process list shows them as the sessions'
+     * host ({@code 127.0.0.1:port}), so a test can find the sessions of the clients behind this proxy.
+     */
+    public List<Integer> databaseSidePorts() {
+        return toDatabase.stream().map(Socket::getLocalPort).toList();
+    }
+
+    /** Resets every connection and every new one: the database is unreachable until {@link #admit()}. */
+    public void refuse() {
+        refusing = true;
+        reset();
+    }
+
+    /** Lets new connections through again after {@link #refuse()}. */
+    public void admit() {
+        refusing = false;
     }
 
     /** Closes both ends of every connection, so the server sees its sessions end. */
@@ -68,9 +133,21 @@ public final class FreezingProxy implements AutoCloseable {
         while (!server.isClosed()) {
             try {
                 Socket client = server.accept();
-                Socket database = new Socket(host, port);
+                if (refusing) {
+                    client.setSoLinger(true, 0);
+                    client.close();
+                    continue;
+                }
+                Socket database;
+                try {
+                    database = new Socket(host, port);
+                } catch (IOException ex) {
+                    client.close(); // the database refused it: so does the proxy
+                    continue;
+                }
                 sockets.add(client);
                 sockets.add(database);
+                toDatabase.add(database);
                 threads.execute(() -> pass(client, database));
                 threads.execute(() -> pass(database, client));
             } catch (IOException ex) {
@@ -99,6 +176,10 @@ public final class FreezingProxy implements AutoCloseable {
             } catch (IOException ignored) {
                 // closing anyway
             }
+            sockets.remove(from);
+            sockets.remove(to);
+            toDatabase.remove(from);
+            toDatabase.remove(to);
         }
     }
 }

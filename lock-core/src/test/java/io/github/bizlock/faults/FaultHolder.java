@@ -1,0 +1,153 @@
+package io.github.bizlock.faults;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.bizlock.LockFixture;
+import io.github.bizlock.LockHandle;
+import io.github.bizlock.LockMode;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.lock.LockManager;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The holder of {@link FaultHarnessTest}: a JVM that takes one lock in each mode (name {@code PREFIX-MODE}, key
+ * {@code k}, renewed by the watchdog) and prints {@code HOLDING mode token}, then {@code READY}. Arguments: JDBC URL,
+ * user, password, watchdog lease in ms, lock name prefix. Every loss is printed as {@code LOST mode cause epochMillis}.
+ * Commands on stdin, answered per mode with the call's duration in ms and its outcome:
+ *
+ * <ul>
+ *   <li>{@code TRY}: acquires another key with a 500 ms wait, all modes at once: {@code TRIED mode ms outcome};
+ *   <li>{@code UNLOCK}: unlocks the held locks: {@code UNLOCKED mode ms outcome};
+ *   <li>{@code WRITE}: a fenced write with the held lock's token, as a holder that does not know it lost the lock
+ *       would make it: {@code WROTE mode rows} (0: refused by a newer token);
+ *   <li>{@code HELD}: {@code HELD? mode isHeld}.
+ * </ul>
+ *
+ * SIGTERM closes the lock manager, as a Spring context closing does; it prints {@code CLOSED} after.
+ */
+public final class FaultHolder {
+
+    static final Duration TRY_WAIT = Duration.ofMillis(500);
+    /** The application pool's size: HikariCP's defaults otherwise (validation timeout 5 s). */
+    static final int POOL_SIZE = 3;
+
+    private FaultHolder() {}
+
+    public static void main(String[] args) throws Exception {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(args[0]);
+        config.setUsername(args[1]);
+        config.setPassword(args[2]);
+        config.setPoolName("fault-holder");
+        config.setMaximumPoolSize(POOL_SIZE);
+        HikariDataSource dataSource = new HikariDataSource(config);
+        LockManager manager = LockFixture.managerOfEveryMode(dataSource)
+                .watchdogLease(Duration.ofMillis(Long.parseLong(args[3])))
+                .build();
+        String prefix = args[4];
+        manager.addListener(
+                event -> print("LOST " + event.mode() + " " + event.cause() + " " + System.currentTimeMillis()));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            manager.close();
+            print("CLOSED");
+        }));
+        Map<LockMode, LockHandle> held = new EnumMap<>(LockMode.class);
+        Map<LockMode, Long> tokens = new EnumMap<>(LockMode.class);
+        for (LockMode mode : LockMode.values()) {
+            LockHandle handle = manager.tryAcquire(
+                            new LockKey(prefix + "-" + mode, "k"), mode, Duration.ofSeconds(30), null)
+                    .orElseThrow(() -> new IllegalStateException("not acquired: " + mode));
+            held.put(mode, handle);
+            tokens.put(mode, handle.fencingToken());
+            print("HOLDING " + mode + " " + handle.fencingToken());
+        }
+        print("READY");
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String command = stdin.readLine(); command != null; command = stdin.readLine()) {
+            switch (command) {
+                case "TRY" -> tryOthers(manager, prefix);
+                case "UNLOCK" -> {
+                    for (LockMode mode : LockMode.values()) {
+                        long started = System.nanoTime();
+                        String outcome = outcome(() -> {
+                            held.get(mode).unlock();
+                            return "unlocked";
+                        });
+                        print("UNLOCKED " + mode + " " + millisSince(started) + " " + outcome);
+                    }
+                }
+                case "WRITE" -> {
+                    for (LockMode mode : LockMode.values()) {
+                        long token = tokens.get(mode);
+                        print("WROTE " + mode + " "
+                                + outcome(() -> Integer.toString(jdbc.update(
+                                        "UPDATE fault_fence SET token = ? WHERE k = ? AND token < ?",
+                                        token,
+                                        mode.name(),
+                                        token))));
+                    }
+                }
+                case "HELD" -> {
+                    for (LockMode mode : LockMode.values()) {
+                        print("HELD? " + mode + " " + held.get(mode).isHeld());
+                    }
+                }
+                default -> print("UNKNOWN " + command);
+            }
+        }
+    }
+
+    /** Acquires key {@code other} in every mode at once, each on a thread of its own, and prints each outcome. */
+    private static void tryOthers(LockManager manager, String prefix) throws InterruptedException {
+        List<Thread> threads = new ArrayList<>();
+        for (LockMode mode : LockMode.values()) {
+            Thread thread = new Thread(() -> {
+                long started = System.nanoTime();
+                String outcome = outcome(() -> {
+                    Optional<LockHandle> other =
+                            manager.tryAcquire(new LockKey(prefix + "-" + mode, "other"), mode, TRY_WAIT, null);
+                    other.ifPresent(LockHandle::unlock);
+                    return other.isPresent() ? "acquired" : "timed-out";
+                });
+                print("TRIED " + mode + " " + millisSince(started) + " " + outcome);
+            });
+            threads.add(thread);
+            thread.start();
+        }
+        for (Thread thread : threads) {
+            thread.join();
+        }
+    }
+
+    private interface Call {
+        String run() throws Exception;
+    }
+
+    private static String outcome(Call call) {
+        try {
+            return call.run();
+        } catch (Exception ex) {
+            return ex.getClass().getSimpleName() + " "
+                    + String.valueOf(ex.getMessage()).replace('\n', ' ');
+        }
+    }
+
+    private static long millisSince(long started) {
+        return (System.nanoTime() - started) / 1_000_000;
+    }
+
+    private static void print(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+}

@@ -1,0 +1,244 @@
+package io.github.bizlock.faults;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.bizlock.LockHandle;
+import io.github.bizlock.LockLostException;
+import io.github.bizlock.LockMode;
+import io.github.bizlock.contract.ContractManagers;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.lock.InstanceId;
+import io.github.bizlock.internal.lock.LockManager;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * One JVM of the soak ({@link FaultSoakTest}): threads lock random keys of one mode and, inside the lock, claim the
+ * key's row of {@code soak_key} with their fencing token ({@code WHERE token < mine}), then write the key's counter and
+ * free the claim only if the claim is still theirs. A claim refused (a newer token got there first) or taken away
+ * during the hold means someone else held the lock at the same time: allowed only if this holder was told it lost the
+ * lock, within {@link #TOLD_WITHIN}; otherwise it is a violation. Arguments: JDBC URL, user, password, mode, lock name,
+ * threads, keys, watchdog lease in ms, process name. Prints {@code READY}, then a {@code STAT} line every second and
+ * {@code VIOLATION} lines; {@code STOP} on stdin (or SIGTERM) ends it after a last {@code STAT}.
+ */
+public final class SoakWorker {
+
+    /** How long a thread waits for a lock. */
+    static final Duration WAIT = Duration.ofSeconds(5);
+
+    /**
+     * How soon a holder whose lock someone else took must have been told. The watchdog renews every third of the
+     * lease and a session's heartbeat runs at least as often, so a loss is known a third of a lease after it could be
+     * found; the rest is room for a busy machine.
+     */
+    static final Duration TOLD_WITHIN = Duration.ofSeconds(5);
+
+    private final LongAdder acquired = new LongAdder();
+    private final LongAdder timedOut = new LongAdder();
+    private final LongAdder told = new LongAdder();
+    private final LongAdder overlapsTold = new LongAdder();
+    private final LongAdder violations = new LongAdder();
+    private final LongAdder errors = new LongAdder();
+    private final LongAdder late = new LongAdder();
+    private final AtomicLong maxOverrunMillis = new AtomicLong();
+    private final AtomicLong maxToldMillis = new AtomicLong();
+    private final Map<String, AtomicInteger> inside = new ConcurrentHashMap<>();
+    private final LockManager manager;
+    private final JdbcTemplate jdbc;
+    private final LockMode mode;
+    private final String lockName;
+    private final int keys;
+    private volatile boolean stopping;
+
+    private SoakWorker(LockManager manager, JdbcTemplate jdbc, LockMode mode, String lockName, int keys) {
+        this.manager = manager;
+        this.jdbc = jdbc;
+        this.mode = mode;
+        this.lockName = lockName;
+        this.keys = keys;
+        manager.addListener(event -> told.increment());
+    }
+
+    public static void main(String[] args) throws Exception {
+        LockMode mode = LockMode.valueOf(args[3]);
+        int threads = Integer.parseInt(args[5]);
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(args[0]);
+        config.setUsername(args[1]);
+        config.setPassword(args[2]);
+        config.setMaximumPoolSize(threads + 8);
+        config.setConnectionTimeout(10_000);
+        // Started again while the database may be out of reach (a fault of the schedule): start anyway.
+        config.setInitializationFailTimeout(-1);
+        // The soak's own statements on a cut-off connection: a read timeout, as an application would set one.
+        config.addDataSourceProperty("socketTimeout", "15000");
+        config.setPoolName("soak-worker");
+        HikariDataSource dataSource = new HikariDataSource(config);
+        LockManager manager = ContractManagers.fuzzBuilder(mode, dataSource, InstanceId.generate())
+                .watchdogLease(Duration.ofMillis(Long.parseLong(args[7])))
+                .build();
+        SoakWorker worker =
+                new SoakWorker(manager, new JdbcTemplate(dataSource), mode, args[4], Integer.parseInt(args[6]));
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            String holder = args[8] + "-" + t;
+            workers.add(new Thread(() -> worker.loop(holder), "soak-" + holder));
+        }
+        Thread statistics = new Thread(worker::printStatistics, "soak-statistics");
+        statistics.setDaemon(true);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> worker.stop(workers, manager, dataSource)));
+        System.out.println("READY");
+        System.out.flush();
+        workers.forEach(Thread::start);
+        statistics.start();
+        BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line = stdin.readLine(); line != null && !line.equals("STOP"); line = stdin.readLine()) {
+            // only STOP is understood
+        }
+        System.exit(0); // the shutdown hook stops the threads and prints the last statistics
+    }
+
+    private void stop(List<Thread> workers, LockManager manager, HikariDataSource dataSource) {
+        stopping = true;
+        for (Thread worker : workers) {
+            try {
+                worker.join(TimeUnit.SECONDS.toMillis(20));
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        manager.close(); // as a Spring context closing on SIGTERM does: what is still held is freed
+        dataSource.close();
+        System.out.println(statisticsLine());
+        System.out.println("DONE");
+        System.out.flush();
+    }
+
+    private void printStatistics() {
+        while (true) {
+            LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
+            System.out.println(statisticsLine());
+            System.out.flush();
+        }
+    }
+
+    private String statisticsLine() {
+        return "STAT " + acquired.sum() + " " + timedOut.sum() + " " + told.sum() + " " + overlapsTold.sum() + " "
+                + violations.sum() + " " + errors.sum() + " " + late.sum() + " " + maxOverrunMillis.get() + " "
+                + maxToldMillis.get();
+    }
+
+    private void loop(String holder) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        while (!stopping) {
+            String key = "k" + random.nextInt(keys);
+            long started = System.nanoTime();
+            Optional<LockHandle> handle;
+            try {
+                handle = manager.tryAcquire(new LockKey(lockName, key), mode, WAIT, null);
+            } catch (InterruptedException ex) {
+                return;
+            } catch (RuntimeException ex) {
+                errors.increment(); // the database unreachable, the manager closing: what faults do
+                checkDeadline(started);
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+                continue;
+            }
+            checkDeadline(started);
+            if (handle.isEmpty()) {
+                timedOut.increment();
+                continue;
+            }
+            acquired.increment();
+            hold(handle.get(), key, holder, random);
+        }
+    }
+
+    /** A call must return within its wait plus the slack the README promises (1 s), or it is counted late. */
+    private void checkDeadline(long started) {
+        long overrun = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) - WAIT.toMillis();
+        maxOverrunMillis.accumulateAndGet(overrun, Math::max);
+        if (overrun > 1000) {
+            late.increment();
+        }
+    }
+
+    private void hold(LockHandle handle, String key, String holder, ThreadLocalRandom random) {
+        AtomicInteger here = inside.computeIfAbsent(key, k -> new AtomicInteger());
+        boolean entered = false;
+        try {
+            long token = handle.fencingToken();
+            entered = true;
+            if (here.incrementAndGet() != 1) {
+                violation(
+                        "two threads of " + holder.substring(0, holder.lastIndexOf('-')) + " held " + key + " at once");
+            }
+            int claimed = jdbc.update(
+                    "UPDATE soak_key SET holder = ?, token = ? WHERE k = ? AND token < ?", holder, token, key, token);
+            if (claimed == 0) {
+                mustHaveBeenTold(handle, key, token, "found a token at least as high as its own on " + key);
+                return;
+            }
+            LockSupport.parkNanos(random.nextLong(200_000));
+            int written = jdbc.update(
+                    "UPDATE soak_key SET n = n + 1, holder = NULL WHERE k = ? AND holder = ? AND token = ?",
+                    key,
+                    holder,
+                    token);
+            if (written == 0) {
+                mustHaveBeenTold(handle, key, token, "found its claim on " + key + " taken during its hold");
+            }
+        } catch (LockLostException ex) {
+            // fencingToken() of a lock already known lost: its listener was told
+        } catch (RuntimeException ex) {
+            errors.increment();
+        } finally {
+            if (entered) {
+                here.decrementAndGet();
+            }
+            try {
+                handle.unlock();
+            } catch (LockLostException ex) {
+                // reported to the listener already
+            } catch (RuntimeException ex) {
+                errors.increment();
+            }
+        }
+    }
+
+    /** Someone else held the lock during this hold: this holder must learn it lost the lock, within the bound. */
+    private void mustHaveBeenTold(LockHandle handle, String key, long token, String what) {
+        long found = System.nanoTime();
+        long deadline = found + TOLD_WITHIN.toNanos();
+        while (handle.isHeld() && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        if (handle.isHeld()) {
+            violation("a holder (token " + token + ") " + what + " and was not told it lost the lock within "
+                    + TOLD_WITHIN.toMillis() + " ms");
+        } else {
+            overlapsTold.increment();
+            maxToldMillis.accumulateAndGet(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - found), Math::max);
+        }
+    }
+
+    private void violation(String text) {
+        violations.increment();
+        System.out.println("VIOLATION " + mode + " " + text);
+        System.out.flush();
+    }
+}
