@@ -30,9 +30,11 @@ import org.springframework.transaction.PlatformTransactionManager;
 @AutoConfiguration(
         after = BizLockAutoConfiguration.class,
         afterName = {
-            // Lock metrics and observations need the registries these create.
+            // Lock metrics and observations need the registries these create; Spring Boot 4's names, then 3.5's.
             "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-            "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"
+            "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration"
         })
 @ConditionalOnClass({DataSource.class, JdbcTemplate.class, PlatformTransactionManager.class})
 @ConditionalOnBooleanProperty(name = "bizlock.enabled", matchIfMissing = true)

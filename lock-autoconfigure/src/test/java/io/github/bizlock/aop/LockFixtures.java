@@ -15,11 +15,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 
 /** A context runner with bizlock on a test database, and helpers to look at and hold locks. */
 final class LockFixtures {
@@ -29,10 +25,10 @@ final class LockFixtures {
     static ApplicationContextRunner runner(TestDatabase database) {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
-                        DataSourceAutoConfiguration.class,
-                        DataSourceTransactionManagerAutoConfiguration.class,
-                        JdbcTemplateAutoConfiguration.class,
-                        TransactionAutoConfiguration.class,
+                        SpringBootAutoConfigurations.dataSource(),
+                        SpringBootAutoConfigurations.dataSourceTransactionManager(),
+                        SpringBootAutoConfigurations.jdbcTemplate(),
+                        SpringBootAutoConfigurations.transaction(),
                         AopAutoConfiguration.class,
                         BizLockAutoConfiguration.class))
                 .withPropertyValues(

@@ -35,7 +35,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionManagerCustomizationAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -130,7 +129,8 @@ class LockLostPolicyTest {
         new JdbcTemplate(database.dataSource())
                 .execute("CREATE TABLE IF NOT EXISTS policy_probe (id VARCHAR(40) PRIMARY KEY)");
         runner = LockFixtures.runner(database)
-                .withConfiguration(AutoConfigurations.of(TransactionManagerCustomizationAutoConfiguration.class))
+                .withConfiguration(
+                        AutoConfigurations.of(SpringBootAutoConfigurations.transactionManagerCustomization()))
                 .withPropertyValues("bizlock.watchdog-lease=900ms")
                 .withUserConfiguration(Services.class);
         threads = Executors.newCachedThreadPool();

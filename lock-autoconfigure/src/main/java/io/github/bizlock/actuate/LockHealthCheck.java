@@ -1,0 +1,61 @@
+package io.github.bizlock.actuate;
+
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.lock.LockManager;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What bizlock's health indicator reports, apart from the Actuator types that report it: Spring Boot 4
+ * ({@link BizLockHealthIndicator}) and Spring Boot 3.5 (bizlock-spring-boot3-autoconfigure) name them differently.
+ * Down when a table is missing or held leases have gone unrenewed for half a lease (this instance is about to lose
+ * them); a lock database that does not answer throws, which the indicators report as down with the error.
+ */
+public final class LockHealthCheck {
+
+    /** Up or down, and the details to show either way, in the order they are shown. */
+    public record Result(boolean up, Map<String, Object> details) {}
+
+    private final BizLockDao dao;
+    private final LockManager manager;
+
+    public LockHealthCheck(BizLockDao dao, LockManager manager) {
+        this.dao = Objects.requireNonNull(dao, "dao");
+        this.manager = Objects.requireNonNull(manager, "manager");
+    }
+
+    public Result check() {
+        LocalDateTime databaseTime = dao.databaseTime();
+        List<String> missing = dao.schema().missingTables();
+        int overdue = manager.overdueRenewalCount();
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("database", dao.dialect().product());
+        details.put("databaseTime", databaseTime.toInstant(ZoneOffset.UTC).toString());
+        details.put("table", dao.table());
+        details.put("instance", manager.instanceId());
+        details.put("held", manager.heldCount());
+        details.put("waiting", manager.waitingCount());
+        details.put("renewed", manager.renewedCount());
+        details.put("renewalsOverdue", overdue);
+        if (!missing.isEmpty()) {
+            details.put("missingTables", missing);
+            details.put(
+                    "hint",
+                    "Let the starter migrate the lock tables (bizlock.migration.enabled=true) or run the DDL that"
+                            + " start-up logs");
+            return new Result(false, details);
+        }
+        if (overdue > 0) {
+            details.put(
+                    "hint",
+                    overdue + " held lease(s) have not been renewed for half a lease; the lock database is slow or"
+                            + " unreachable from this instance");
+            return new Result(false, details);
+        }
+        return new Result(true, details);
+    }
+}
