@@ -6,6 +6,7 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
@@ -16,17 +17,32 @@ import org.springframework.boot.health.contributor.Health;
  */
 public final class BizLockHealthIndicator extends AbstractHealthIndicator {
 
-    private final BizLockDao dao;
-    private final LockManager manager;
+    private final Supplier<BizLockDao> daos;
+    private final Supplier<LockManager> managers;
 
     public BizLockHealthIndicator(BizLockDao dao, LockManager manager) {
+        this(constant(dao, "dao"), constant(manager, "manager"));
+    }
+
+    /**
+     * For lock beans created when the lock database first answers: each check gets them, and a supplier that fails
+     * (the database does not answer yet) makes the health down with its error.
+     */
+    public BizLockHealthIndicator(Supplier<BizLockDao> dao, Supplier<LockManager> manager) {
         super("bizlock health check failed");
-        this.dao = Objects.requireNonNull(dao, "dao");
-        this.manager = Objects.requireNonNull(manager, "manager");
+        this.daos = Objects.requireNonNull(dao, "dao");
+        this.managers = Objects.requireNonNull(manager, "manager");
+    }
+
+    private static <T> Supplier<T> constant(T value, String name) {
+        Objects.requireNonNull(value, name);
+        return () -> value;
     }
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
+        BizLockDao dao = daos.get();
+        LockManager manager = managers.get();
         LocalDateTime databaseTime = dao.databaseTime();
         List<String> missing = dao.schema().missingTables();
         int overdue = manager.overdueRenewalCount();

@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.DataSourceBuilder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
 /**
@@ -59,6 +60,7 @@ public final class BizLockSessionAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    @Lazy
     NamedLockEngine namedLockEngine(
             BizLockDao dao,
             LeaseLockEngine lease,
@@ -77,6 +79,7 @@ public final class BizLockSessionAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    @Lazy
     RowLockEngine rowLockEngine(
             BizLockDao dao,
             LeaseLockEngine lease,

@@ -30,14 +30,18 @@ final class FailedStart {
     /** What Spring Boot printed under "Description:" and "Action:". */
     record Analysis(String description, String action) {}
 
-    /** An application of a DataSource, transactions and bizlock, configured on the command line. */
+    /**
+     * An application of a DataSource, transactions and bizlock (with its health indicator), configured on the command
+     * line.
+     */
     @Configuration(proxyBeanMethods = false)
     @ImportAutoConfiguration({
         DataSourceAutoConfiguration.class,
         DataSourceTransactionManagerAutoConfiguration.class,
         TransactionAutoConfiguration.class,
         BizLockAutoConfiguration.class,
-        BizLockSessionAutoConfiguration.class
+        BizLockSessionAutoConfiguration.class,
+        BizLockObservabilityAutoConfiguration.class
     })
     static class LockApplication {}
 
