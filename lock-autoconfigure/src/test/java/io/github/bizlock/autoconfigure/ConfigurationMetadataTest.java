@@ -121,6 +121,9 @@ class ConfigurationMetadataTest {
         assertThat(readme).contains("## Configuration");
         for (String property : PROPERTIES) {
             assertThat(readme).as("README documents " + property).contains("`" + property + "`");
+            assertThat(readme.split("\n\\| `" + property + "` \\|", -1))
+                    .as("README lists " + property + " in one table row, not twice")
+                    .hasSize(2);
         }
     }
 }

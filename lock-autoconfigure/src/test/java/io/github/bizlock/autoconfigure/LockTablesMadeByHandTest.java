@@ -10,7 +10,6 @@ import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,16 +35,7 @@ class LockTablesMadeByHandTest {
         properties = FailedStart.on(database);
         properties.add("bizlock.housekeeping.enabled=false");
         jdbc = new JdbcTemplate(database.dataSource());
-        // What an administrator's SQL client does with the printed DDL: skip comments, run each statement.
-        String ddl = LockSchema.ddl("biz_lock")
-                .lines()
-                .filter(line -> !line.strip().startsWith("--"))
-                .collect(Collectors.joining("\n"));
-        for (String statement : ddl.split(";")) {
-            if (!statement.isBlank()) {
-                jdbc.execute(statement);
-            }
-        }
+        AdministratorSql.run(jdbc, LockSchema.ddl("biz_lock"));
     }
 
     @AfterEach
