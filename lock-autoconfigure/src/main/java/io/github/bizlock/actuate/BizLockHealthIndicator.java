@@ -2,6 +2,7 @@ package io.github.bizlock.actuate;
 
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.lock.LockManager;
+import java.util.function.Supplier;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
@@ -14,6 +15,15 @@ public final class BizLockHealthIndicator extends AbstractHealthIndicator {
     private final LockHealthCheck check;
 
     public BizLockHealthIndicator(BizLockDao dao, LockManager manager) {
+        super("bizlock health check failed");
+        this.check = new LockHealthCheck(dao, manager);
+    }
+
+    /**
+     * For lock beans created when the lock database first answers: each check gets them, and a supplier that fails
+     * (the database does not answer yet) makes the health down with its error.
+     */
+    public BizLockHealthIndicator(Supplier<BizLockDao> dao, Supplier<LockManager> manager) {
         super("bizlock health check failed");
         this.check = new LockHealthCheck(dao, manager);
     }

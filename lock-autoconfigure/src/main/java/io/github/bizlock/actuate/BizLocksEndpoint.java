@@ -12,6 +12,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,8 +39,8 @@ public final class BizLocksEndpoint {
 
     private static final Logger log = LoggerFactory.getLogger(BizLocksEndpoint.class);
 
-    private final BizLockDao dao;
-    private final LockManager manager;
+    private final Supplier<BizLockDao> daos;
+    private final Supplier<LockManager> managers;
     private final int maxLocks;
     private final boolean forceReleaseEnabled;
 
@@ -48,17 +49,35 @@ public final class BizLocksEndpoint {
      * @param forceReleaseEnabled whether the write operation may force-release locks
      */
     public BizLocksEndpoint(BizLockDao dao, LockManager manager, int maxLocks, boolean forceReleaseEnabled) {
+        this(
+                constant(Objects.requireNonNull(dao, "dao")),
+                constant(Objects.requireNonNull(manager, "manager")),
+                maxLocks,
+                forceReleaseEnabled);
+    }
+
+    /**
+     * For lock beans created when the lock database first answers: each operation gets them, and fails with the
+     * supplier's error while the database does not answer.
+     *
+     * @param maxLocks the most cluster-wide locks listed
+     * @param forceReleaseEnabled whether the write operation may force-release locks
+     */
+    public BizLocksEndpoint(
+            Supplier<BizLockDao> dao, Supplier<LockManager> manager, int maxLocks, boolean forceReleaseEnabled) {
         if (maxLocks < 1) {
             throw new IllegalArgumentException("bizlock.endpoint.max-locks must be at least 1, was " + maxLocks);
         }
-        this.dao = Objects.requireNonNull(dao, "dao");
-        this.manager = Objects.requireNonNull(manager, "manager");
+        this.daos = Objects.requireNonNull(dao, "dao");
+        this.managers = Objects.requireNonNull(manager, "manager");
         this.maxLocks = maxLocks;
         this.forceReleaseEnabled = forceReleaseEnabled;
     }
 
     @ReadOperation
     public LocksReport locks() {
+        BizLockDao dao = daos.get();
+        LockManager manager = managers.get();
         List<LockRow> rows = dao.findHeld(maxLocks + 1);
         List<HeldLock> held = rows.stream().limit(maxLocks).map(HeldLock::of).toList();
         List<LockMode> notListed = manager.modes().stream()
@@ -105,6 +124,7 @@ public final class BizLocksEndpoint {
                     new ForceReleaseResult(name, key, false, null, ex.getMessage()),
                     WebEndpointResponse.STATUS_BAD_REQUEST);
         }
+        BizLockDao dao = daos.get();
         Optional<LockRow> before = dao.find(lockKey);
         boolean released = dao.forceRelease(lockKey);
         String formerOwner = before.filter(LockRow::held).map(LockRow::owner).orElse(null);
@@ -122,6 +142,10 @@ public final class BizLocksEndpoint {
         return new WebEndpointResponse<>(
                 new ForceReleaseResult(name, key, false, null, "Not held: nothing to release"),
                 WebEndpointResponse.STATUS_NOT_FOUND);
+    }
+
+    private static <T> Supplier<T> constant(T value) {
+        return () -> value;
     }
 
     /**

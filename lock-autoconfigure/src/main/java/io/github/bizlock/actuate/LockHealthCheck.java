@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * What bizlock's health indicator reports, apart from the Actuator types that report it: Spring Boot 4
@@ -20,15 +21,30 @@ public final class LockHealthCheck {
     /** Up or down, and the details to show either way, in the order they are shown. */
     public record Result(boolean up, Map<String, Object> details) {}
 
-    private final BizLockDao dao;
-    private final LockManager manager;
+    private final Supplier<BizLockDao> daos;
+    private final Supplier<LockManager> managers;
 
     public LockHealthCheck(BizLockDao dao, LockManager manager) {
-        this.dao = Objects.requireNonNull(dao, "dao");
-        this.manager = Objects.requireNonNull(manager, "manager");
+        this(constant(dao, "dao"), constant(manager, "manager"));
+    }
+
+    /**
+     * For lock beans created when the lock database first answers: each check gets them, and a supplier that fails
+     * (the database does not answer yet) makes the health down with its error.
+     */
+    public LockHealthCheck(Supplier<BizLockDao> dao, Supplier<LockManager> manager) {
+        this.daos = Objects.requireNonNull(dao, "dao");
+        this.managers = Objects.requireNonNull(manager, "manager");
+    }
+
+    private static <T> Supplier<T> constant(T value, String name) {
+        Objects.requireNonNull(value, name);
+        return () -> value;
     }
 
     public Result check() {
+        BizLockDao dao = daos.get();
+        LockManager manager = managers.get();
         LocalDateTime databaseTime = dao.databaseTime();
         List<String> missing = dao.schema().missingTables();
         int overdue = manager.overdueRenewalCount();

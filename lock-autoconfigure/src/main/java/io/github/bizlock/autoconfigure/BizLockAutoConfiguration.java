@@ -38,6 +38,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
@@ -115,6 +116,7 @@ public final class BizLockAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    @Lazy
     BizLockDao bizLockDao(
             LockWriteConnections writeConnections,
             ListableBeanFactory beanFactory,
@@ -128,7 +130,8 @@ public final class BizLockAutoConfiguration {
         try {
             dialect = Dialects.detect(dataSource, table, properties.getCluster().isSingleWriter());
         } catch (DataAccessResourceFailureException ex) {
-            // The first connection bizlock makes: a database that does not answer is reported here, at start-up.
+            // The first connection bizlock makes: a database that does not answer is reported here, at start-up or at
+            // a lock before it first answered (LockDatabaseStartup).
             throw LockDatabaseUnreachableException.of(dataSource, ex);
         }
         DataSource writes = writeConnections.dataSource();
@@ -143,6 +146,7 @@ public final class BizLockAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
+    @Lazy
     BizLockSchemaInitializer bizLockSchemaInitializer(
             BizLockDao dao,
             ListableBeanFactory beanFactory,
@@ -164,12 +168,14 @@ public final class BizLockAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    @Lazy
     LeaseLockEngine leaseLockEngine(BizLockDao dao) {
         return new LeaseLockEngine(dao, instanceId, properties.getBackoff().toBackoff());
     }
 
     @Bean
     @ConditionalOnMissingBean
+    @Lazy
     LockManager lockManager(
             BizLockSchemaInitializer schema,
             BizLockDao dao,
@@ -190,19 +196,29 @@ public final class BizLockAutoConfiguration {
         return manager;
     }
 
+    /** Creates the lazy beans above at start-up, or at the first lock after the lock database first answers. */
     @Bean
-    BizLockShutdown bizLockShutdown(LockManager manager) {
-        return new BizLockShutdown(manager, properties.getShutdownGracePeriod());
+    LockDatabaseStartup bizLockDatabaseStartup(ListableBeanFactory beanFactory) {
+        return new LockDatabaseStartup(beanFactory, properties.isFailFast());
+    }
+
+    @Bean
+    BizLockShutdown bizLockShutdown(LockDatabaseStartup startup) {
+        return new BizLockShutdown(startup::createdManager, properties.getShutdownGracePeriod());
     }
 
     @Bean
     @ConditionalOnMissingBean
-    LockTemplate lockTemplate(LockManager manager) {
-        return new DefaultLockTemplate(
-                manager,
-                properties.getMode(),
-                properties.getWaitTime(),
-                properties.getLeaseTime(),
+    LockTemplate lockTemplate(LockDatabaseStartup startup) {
+        return new DeferredLockTemplate(
+                startup,
+                manager -> new DefaultLockTemplate(
+                        manager,
+                        properties.getMode(),
+                        properties.getWaitTime(),
+                        properties.getLeaseTime(),
+                        properties.getOnLost()),
+                instanceId,
                 properties.getOnLost());
     }
 
@@ -252,6 +268,7 @@ public final class BizLockAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
+        @Lazy
         Housekeeper bizLockHousekeeper(BizLockDao dao, LockManager manager, BizLockProperties properties) {
             BizLockHousekeepingProperties housekeeping = properties.getHousekeeping();
             Housekeeper housekeeper =

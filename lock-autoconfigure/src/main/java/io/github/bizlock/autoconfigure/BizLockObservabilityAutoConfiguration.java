@@ -39,7 +39,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 @ConditionalOnClass({DataSource.class, JdbcTemplate.class, PlatformTransactionManager.class})
 @ConditionalOnBooleanProperty(name = "bizlock.enabled", matchIfMissing = true)
 // The lock beans' conditions, and the lock beans themselves (absent if BizLockAutoConfiguration is excluded).
-@ConditionalOnBean({DataSource.class, BizLockDao.class, LockManager.class})
+@ConditionalOnBean({DataSource.class, BizLockDao.class, LockManager.class, LockDatabaseStartup.class})
 @EnableConfigurationProperties(BizLockProperties.class)
 public final class BizLockObservabilityAutoConfiguration {
 
@@ -58,8 +58,8 @@ public final class BizLockObservabilityAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @ConditionalOnBean(MeterRegistry.class)
-        LockGauges bizLockGauges(LockManager manager) {
-            return new LockGauges(manager);
+        LockGauges bizLockGauges(LockDatabaseStartup startup) {
+            return new LockGauges(startup::createdManager);
         }
     }
 
@@ -84,8 +84,8 @@ public final class BizLockObservabilityAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "bizlockHealthIndicator")
         @ConditionalOnEnabledHealthIndicator("bizlock")
-        BizLockHealthIndicator bizlockHealthIndicator(BizLockDao dao, LockManager manager) {
-            return new BizLockHealthIndicator(dao, manager);
+        BizLockHealthIndicator bizlockHealthIndicator(LockDatabaseStartup startup) {
+            return new BizLockHealthIndicator(startup::dao, startup::manager);
         }
     }
 
@@ -98,11 +98,11 @@ public final class BizLockObservabilityAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @ConditionalOnAvailableEndpoint(BizLocksEndpoint.class)
-        BizLocksEndpoint bizLocksEndpoint(BizLockDao dao, LockManager manager, BizLockProperties properties) {
+        BizLocksEndpoint bizLocksEndpoint(LockDatabaseStartup startup, BizLockProperties properties) {
             BizLockEndpointProperties endpoint = properties.getEndpoint();
             return new BizLocksEndpoint(
-                    dao,
-                    manager,
+                    startup::dao,
+                    startup::manager,
                     endpoint.getMaxLocks(),
                     endpoint.getForceRelease().isEnabled());
         }

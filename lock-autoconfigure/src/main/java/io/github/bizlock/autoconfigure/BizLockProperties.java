@@ -21,6 +21,12 @@ public class BizLockProperties {
     /** Whether to enable bizlock's locks, the @DistributedLock annotation and the lock table's migration. */
     private boolean enabled = true;
 
+    /**
+     * Whether the application fails to start when the lock database does not answer at start-up; when false, it
+     * starts and every lock fails, saying why, until the database answers.
+     */
+    private boolean failFast = false;
+
     /** Name of the DataSource bean that holds the lock table, when the application has several. */
     private @Nullable String datasource;
 
@@ -91,6 +97,14 @@ public class BizLockProperties {
 
     public void setEnabled(boolean enabled) {
         this.enabled = enabled;
+    }
+
+    public boolean isFailFast() {
+        return failFast;
+    }
+
+    public void setFailFast(boolean failFast) {
+        this.failFast = failFast;
     }
 
     public @Nullable String getDatasource() {

@@ -77,7 +77,8 @@ public class BizLockSchemaInitializer implements InitializingBean {
             // together on different nodes would run the same migrations at once and fail. The migration lease
             // excludes them cluster-wide. Flyway is optional: only FlywayMigration names it, so this class loads
             // without it.
-            dao.migrationLease().runExclusively(MIGRATION_WAIT, () -> FlywayMigration.apply(dataSource, table));
+            dao.migrationLease()
+                    .runExclusively(MIGRATION_WAIT, () -> FlywayMigration.apply(dataSource, table, dao.schema()));
         } catch (RuntimeException ex) {
             // Caught as RuntimeException, not FlywayException: this class must load without Flyway on the classpath.
             SQLException denied = deniedBy(ex);
@@ -92,7 +93,7 @@ public class BizLockSchemaInitializer implements InitializingBean {
     private static final class FlywayMigration {
 
         /** @return the number of migrations applied */
-        static int apply(DataSource dataSource, String table) {
+        static int apply(DataSource dataSource, String table, LockSchema schema) {
             Flyway flyway = Flyway.configure(BizLockSchemaInitializer.class.getClassLoader())
                     .dataSource(dataSource)
                     .locations(LockSchema.MIGRATION_LOCATION)
@@ -103,6 +104,9 @@ public class BizLockSchemaInitializer implements InitializingBean {
                     .baselineVersion("0")
                     .baselineDescription("bizlock baseline")
                     .load();
+            if (flyway.info().applied().length == 0) {
+                flyway = baselineTablesMadeByHand(flyway, table, schema);
+            }
             MigrateResult result = migrate(flyway);
             if (result.migrationsExecuted > 0) {
                 log.info(
@@ -112,6 +116,29 @@ public class BizLockSchemaInitializer implements InitializingBean {
                         result.migrationsExecuted);
             }
             return result.migrationsExecuted;
+        }
+
+        /**
+         * Without a history, lock tables that exist were created by hand (from the DDL a start with migration off
+         * prints): Flyway records the version they are at as its baseline, instead of running the migrations that
+         * created them again and failing on a table that exists (which would leave a failed row in the history).
+         */
+        private static Flyway baselineTablesMadeByHand(Flyway flyway, String table, LockSchema schema) {
+            int version = schema.versionWithoutHistory();
+            if (version == 0) {
+                return flyway;
+            }
+            log.info(
+                    "bizlock found lock table {} created without its migrations, at version {}; recording it as the"
+                            + " baseline in {}",
+                    table,
+                    version,
+                    historyTable(table));
+            return Flyway.configure(BizLockSchemaInitializer.class.getClassLoader())
+                    .configuration(flyway.getConfiguration())
+                    .baselineVersion(String.valueOf(version))
+                    .baselineDescription("bizlock tables created without migrations")
+                    .load();
         }
 
         /**

@@ -14,6 +14,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Lazy;
 
 /**
  * The ROW and NAMED engines. Their locks hold a connection each for as long as they are held, so the connections come
@@ -49,6 +50,7 @@ public final class BizLockSessionAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    @Lazy
     NamedLockEngine namedLockEngine(
             BizLockDao dao,
             LeaseLockEngine lease,
@@ -67,6 +69,7 @@ public final class BizLockSessionAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    @Lazy
     RowLockEngine rowLockEngine(
             BizLockDao dao,
             LeaseLockEngine lease,

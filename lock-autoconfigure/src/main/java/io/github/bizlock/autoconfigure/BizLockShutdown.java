@@ -2,6 +2,8 @@ package io.github.bizlock.autoconfigure;
 
 import io.github.bizlock.internal.lock.LockManager;
 import java.time.Duration;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -15,11 +17,12 @@ final class BizLockShutdown implements SmartLifecycle {
     /** Below the web server's phases (graceful shutdown at {@code DEFAULT_PHASE - 1024}, stop at {@code - 2048}). */
     static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
-    private final LockManager manager;
+    private final Supplier<@Nullable LockManager> manager;
     private final Duration gracePeriod;
     private volatile boolean running;
 
-    BizLockShutdown(LockManager manager, Duration gracePeriod) {
+    /** @param manager the lock manager, or {@code null} when the lock database never answered and it was never made */
+    BizLockShutdown(Supplier<@Nullable LockManager> manager, Duration gracePeriod) {
         this.manager = manager;
         this.gracePeriod = gracePeriod;
     }
@@ -32,7 +35,10 @@ final class BizLockShutdown implements SmartLifecycle {
     @Override
     public void stop() {
         running = false;
-        manager.shutdown(gracePeriod);
+        LockManager created = manager.get();
+        if (created != null) {
+            created.shutdown(gracePeriod);
+        }
     }
 
     @Override

@@ -9,10 +9,19 @@ import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.core.NestedExceptionUtils;
 
 /**
- * The lock database did not answer at start-up, when bizlock connects to detect the server.
- * {@link LockDatabaseUnreachableFailureAnalyzer} reports it.
+ * The lock database did not answer when bizlock connected to detect the server: at start-up, or at a lock before it
+ * first answered. {@link LockDatabaseUnreachableFailureAnalyzer} reports it when it fails the start
+ * ({@code bizlock.fail-fast}).
  */
 final class LockDatabaseUnreachableException extends IllegalStateException {
+
+    /** What a user checks when the lock database does not answer. */
+    static final String WHAT_TO_CHECK = "that the database is running and reachable from this host, and that the lock"
+            + " DataSource's URL and credentials are right: spring.datasource.url, spring.datasource.username and"
+            + " spring.datasource.password, or those of the DataSource bean named by bizlock.datasource";
+
+    /** ER_ACCESS_DENIED_ERROR: "Access denied for user ... (using password: YES)". */
+    private static final int ER_ACCESS_DENIED = 1045;
 
     private final @Nullable String url;
     private final String reason;
@@ -62,6 +71,20 @@ final class LockDatabaseUnreachableException extends IllegalStateException {
             reason += " (" + root.getMessage() + ")";
         }
         return reason;
+    }
+
+    /**
+     * Whether the server answered, and refused the credentials: a mistake that waiting does not mend, unlike a server
+     * that is down.
+     */
+    boolean credentialsRefused() {
+        for (Throwable cause = getCause(); cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql
+                    && (sql.getErrorCode() == ER_ACCESS_DENIED || "28000".equals(sql.getSQLState()))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Nullable

@@ -3,7 +3,10 @@ package io.github.bizlock.autoconfigure;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
-/** Reports a lock database that did not answer at start-up: where bizlock tried, what the driver said, what to check. */
+/**
+ * Reports a lock database that did not answer at start-up with {@code bizlock.fail-fast=true}: where bizlock tried,
+ * what the driver said, what to check.
+ */
 class LockDatabaseUnreachableFailureAnalyzer extends AbstractFailureAnalyzer<LockDatabaseUnreachableException> {
 
     @Override
@@ -11,11 +14,11 @@ class LockDatabaseUnreachableFailureAnalyzer extends AbstractFailureAnalyzer<Loc
         String where = cause.url() != null ? " at " + cause.url() : "";
         return new FailureAnalysis(
                 "bizlock could not connect to the lock database" + where + ": " + cause.reason()
-                        + "\n\nbizlock connects at start-up to detect the server and to create or check its tables.",
-                "Make sure the database is running and reachable from this host, and that the lock DataSource's URL"
-                        + " and credentials are right: spring.datasource.url, spring.datasource.username and"
-                        + " spring.datasource.password, or those of the DataSource bean named by bizlock.datasource."
-                        + " To start without bizlock's locks, set bizlock.enabled=false.",
+                        + "\n\nbizlock connects at start-up to detect the server and to create or check its tables,"
+                        + " and bizlock.fail-fast=true makes the start fail when it cannot.",
+                "Make sure " + LockDatabaseUnreachableException.WHAT_TO_CHECK + ". To start while the database does"
+                        + " not answer (locks then fail until it does), set bizlock.fail-fast=false; to start without"
+                        + " bizlock's locks, bizlock.enabled=false.",
                 cause);
     }
 }

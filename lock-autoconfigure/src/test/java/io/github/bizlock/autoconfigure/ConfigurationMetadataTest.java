@@ -24,6 +24,7 @@ class ConfigurationMetadataTest {
             "bizlock.cluster.single-writer",
             "bizlock.datasource",
             "bizlock.enabled",
+            "bizlock.fail-fast",
             "bizlock.endpoint.force-release.enabled",
             "bizlock.endpoint.max-locks",
             "bizlock.fair",
@@ -93,6 +94,7 @@ class ConfigurationMetadataTest {
                 .forEach(property -> defaults.put(property.get("name"), property.get("defaultValue")));
         assertThat(defaults)
                 .containsEntry("bizlock.enabled", true)
+                .containsEntry("bizlock.fail-fast", false)
                 .containsEntry("bizlock.mode", "lease")
                 .containsEntry("bizlock.table-name", "biz_lock")
                 .containsEntry("bizlock.migration.enabled", true)
@@ -119,6 +121,9 @@ class ConfigurationMetadataTest {
         assertThat(readme).contains("## Configuration");
         for (String property : PROPERTIES) {
             assertThat(readme).as("README documents " + property).contains("`" + property + "`");
+            assertThat(readme.split("\n\\| `" + property + "` \\|", -1))
+                    .as("README lists " + property + " in one table row, not twice")
+                    .hasSize(2);
         }
     }
 }

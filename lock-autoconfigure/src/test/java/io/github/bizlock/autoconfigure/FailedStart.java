@@ -14,6 +14,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
 
 /**
@@ -29,14 +30,18 @@ final class FailedStart {
     /** What Spring Boot printed under "Description:" and "Action:". */
     record Analysis(String description, String action) {}
 
-    /** An application of a DataSource, transactions and bizlock, configured on the command line. */
+    /**
+     * An application of a DataSource, transactions and bizlock (with its health indicator), configured on the command
+     * line.
+     */
     @Configuration(proxyBeanMethods = false)
     @ImportAutoConfiguration({
         DataSourceAutoConfiguration.class,
         DataSourceTransactionManagerAutoConfiguration.class,
         TransactionAutoConfiguration.class,
         BizLockAutoConfiguration.class,
-        BizLockSessionAutoConfiguration.class
+        BizLockSessionAutoConfiguration.class,
+        BizLockObservabilityAutoConfiguration.class
     })
     static class LockApplication {}
 
@@ -72,11 +77,15 @@ final class FailedStart {
 
     /** Runs the application with the given properties, expects it to start, and closes it. */
     static void startsWith(List<String> properties) {
+        start(properties).close();
+    }
+
+    /** Runs the application with the given properties and returns it, started; the caller closes it. */
+    static ConfigurableApplicationContext start(List<String> properties) {
         SpringApplication application = new SpringApplication(LockApplication.class);
         application.setWebApplicationType(WebApplicationType.NONE);
         application.setBannerMode(Banner.Mode.OFF);
-        application
-                .run(properties.stream().map(property -> "--" + property).toArray(String[]::new))
-                .close();
+        return application.run(
+                properties.stream().map(property -> "--" + property).toArray(String[]::new));
     }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.util.List;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -36,18 +35,9 @@ class LockTablesMissingFailureAnalyzerTest {
                 .contains("CREATE TABLE absent_lock (")
                 .contains("CREATE TABLE absent_lock_mode (");
 
-        // What an administrator's SQL client would do with the DDL: skip comments, run each statement.
-        String ddl = analysis.action()
-                .substring(analysis.action().indexOf("CREATE TABLE absent_lock ("))
-                .lines()
-                .filter(line -> !line.strip().startsWith("--"))
-                .collect(Collectors.joining("\n"));
-        JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
-        for (String statement : ddl.split(";")) {
-            if (!statement.isBlank()) {
-                jdbc.execute(statement);
-            }
-        }
+        AdministratorSql.run(
+                new JdbcTemplate(database.dataSource()),
+                analysis.action().substring(analysis.action().indexOf("CREATE TABLE absent_lock (")));
         FailedStart.startsWith(properties);
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.bizlock.sample.inventory.InventoryService;
+import io.github.bizlock.sample.inventory.Restock;
 import io.github.bizlock.sample.inventory.StaleLockHolderException;
 import io.github.bizlock.sample.inventory.StockReport;
 import io.github.bizlock.sample.job.InventoryReportJob;
@@ -144,15 +145,11 @@ class SampleGuaranteesTest {
     void restockOverHttpWritesWithTheFencingToken() throws Exception {
         inventory.reset("SKU-HTTP", 5);
         HttpResponse<String> response = HttpClient.newHttpClient()
-                .send(
-                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                                        + "/inventory/SKU-HTTP/restock?quantity=10&pause=10ms"))
-                                .POST(HttpRequest.BodyPublishers.noBody())
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
+                .send(post("/inventory/SKU-HTTP/restock?quantity=10&pause=10ms"), HttpResponse.BodyHandlers.ofString());
 
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(response.body()).isEqualTo("15");
+        assertThat(response.body())
+                .contains("\"sku\":\"SKU-HTTP\"", "\"written\":true", "\"stock\":15", "\"fencingToken\":");
         assertThat(jdbc.queryForObject("SELECT fence FROM inventory WHERE sku = 'SKU-HTTP'", Long.class))
                 .isPositive();
     }
@@ -230,17 +227,60 @@ class SampleGuaranteesTest {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             // The first holder stalls for 3 s with a 2 s lease; the second replica gets the lock when the lease ends.
-            Future<Integer> stale = pool.submit(() -> inventory.restock("SKU-FENCED", 100, Duration.ofSeconds(3)));
+            Future<Restock> stale = pool.submit(() -> inventory.restock("SKU-FENCED", 100, Duration.ofSeconds(3)));
             // The second replica asks only once the first holds the lock, however slowly its thread starts.
             awaitHeld("stock-restock", "SKU-FENCED");
-            int afterFresh = other.restock("SKU-FENCED", 10, Duration.ZERO);
+            Restock afterFresh = other.restock("SKU-FENCED", 10, Duration.ZERO);
 
-            assertThat(afterFresh).isEqualTo(15);
+            assertThat(afterFresh.written()).isTrue();
+            assertThat(afterFresh.stock()).isEqualTo(15);
             assertThatThrownBy(stale::get).hasCauseInstanceOf(StaleLockHolderException.class);
             assertThat(inventory.report("SKU-FENCED").stockLeft()).isEqualTo(15);
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    @Test
+    void aStaleRestockOverHttpAnswers409SayingWhy() throws Exception {
+        InventoryService other = secondReplica.getBean(InventoryService.class);
+        inventory.reset("SKU-STALE-HTTP", 5);
+        // The first holder stalls for 3 s with a 2 s lease; the second replica writes when the lease ends.
+        CompletableFuture<HttpResponse<String>> stale = HttpClient.newHttpClient()
+                .sendAsync(
+                        post("/inventory/SKU-STALE-HTTP/restock?quantity=100&pause=3s"),
+                        HttpResponse.BodyHandlers.ofString());
+        awaitHeld("stock-restock", "SKU-STALE-HTTP");
+        Restock fresh = other.restock("SKU-STALE-HTTP", 10, Duration.ZERO);
+
+        HttpResponse<String> response = stale.get();
+        assertThat(response.statusCode()).isEqualTo(409);
+        assertThat(response.body())
+                .contains("\"written\":false", "\"stock\":15")
+                .contains("the stock was last written with token " + fresh.fencingToken() + ", by a newer lock holder")
+                .contains("lease ran out");
+    }
+
+    @Test
+    void restockedUnitsReservedAreNotCountedAsOversold() {
+        inventory.reset("SKU-RESTOCKED", 5);
+        inventory.restock("SKU-RESTOCKED", 10, Duration.ZERO);
+        for (int i = 0; i < 12; i++) {
+            assertThat(inventory.reserve("SKU-RESTOCKED", 1).accepted()).isTrue();
+        }
+
+        StockReport report = inventory.report("SKU-RESTOCKED");
+        assertThat(report.restocked()).isEqualTo(10);
+        assertThat(report.reserved()).isEqualTo(12);
+        assertThat(report.stockLeft()).isEqualTo(3);
+        assertThat(report.oversold()).isZero();
+    }
+
+    /** A POST without a body to this replica. */
+    private HttpRequest post(String path) {
+        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build();
     }
 
     /** Returns once a LEASE lock is held, or fails after 10 s. */

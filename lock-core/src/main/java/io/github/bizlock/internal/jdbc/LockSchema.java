@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -23,12 +24,20 @@ public final class LockSchema {
     /** The Flyway placeholder that the table name replaces. */
     public static final String TABLE_PLACEHOLDER = "bizlock_table";
 
-    private static final List<String> MIGRATIONS = List.of(
-            "db/bizlock/migration/V1__create_biz_lock.sql",
-            "db/bizlock/migration/V2__row_and_named.sql",
-            "db/bizlock/migration/V3__row_created_at_index.sql",
-            "db/bizlock/migration/V4__lock_modes.sql",
-            "db/bizlock/migration/V5__token_server.sql");
+    /**
+     * A migration, version {@code index + 1} in {@link #MIGRATIONS}, and the tables, indexes and columns
+     * ({@code table.column}) it creates, by their suffix to the table name.
+     */
+    private record Migration(String resource, List<String> creates) {}
+
+    private static final List<Migration> MIGRATIONS = List.of(
+            new Migration("db/bizlock/migration/V1__create_biz_lock.sql", List.of("", "_token_floor")),
+            new Migration("db/bizlock/migration/V2__row_and_named.sql", List.of("_row", "_token")),
+            new Migration("db/bizlock/migration/V3__row_created_at_index.sql", List.of("_row_created_at")),
+            new Migration("db/bizlock/migration/V4__lock_modes.sql", List.of("_mode")),
+            new Migration(
+                    "db/bizlock/migration/V5__token_server.sql",
+                    List.of(".token_server", "_token.token_server", "_token_floor.token_server")));
 
     private final LockJdbc db;
     private final SchemaSql sql;
@@ -54,6 +63,55 @@ public final class LockSchema {
     }
 
     /**
+     * The version that lock tables created without bizlock's migrations (by hand, from the DDL a start prints) are at:
+     * the last migration whose tables and indexes all exist, 0 when none do. Flyway records it as the baseline, so
+     * the migrations after it run and the ones before are not run again over tables that exist.
+     *
+     * @throws IllegalStateException when the tables match no version: some a migration creates are missing while
+     *     others, of that migration or a later one, exist
+     */
+    public int versionWithoutHistory() {
+        Set<String> existing = new HashSet<>();
+        db.jdbc().queryForList(sql.existingTables(), String.class).forEach(name -> existing.add(lower(name)));
+        Integer rowIndex = db.jdbc().queryForObject(sql.rowIndexExists(), Integer.class);
+        if (rowIndex != null && rowIndex > 0) {
+            existing.add(lower(table + "_row_created_at"));
+        }
+        db.jdbc()
+                .queryForList(sql.tablesWithTokenServer(), String.class)
+                .forEach(name -> existing.add(lower(name + ".token_server")));
+        List<String> missing = new ArrayList<>();
+        List<String> present = new ArrayList<>();
+        int version = 0;
+        for (Migration migration : MIGRATIONS) {
+            for (String suffix : migration.creates()) {
+                (existing.contains(lower(table + suffix)) ? present : missing).add(table + suffix);
+            }
+            if (missing.isEmpty()) {
+                version++;
+            }
+        }
+        if (present.size() > objectsUpTo(version)) {
+            throw new IllegalStateException("The bizlock tables in this database were created without its migrations"
+                    + " and match no version of them: " + String.join(", ", present) + " exist, but "
+                    + String.join(", ", missing) + " do not. Create the missing ones with their statements below (or"
+                    + " drop every bizlock table to have bizlock create them all), then start again:\n"
+                    + ddl(table));
+        }
+        return version;
+    }
+
+    private static int objectsUpTo(int version) {
+        return MIGRATIONS.subList(0, version).stream()
+                .mapToInt(migration -> migration.creates().size())
+                .sum();
+    }
+
+    private static String lower(String name) {
+        return name.toLowerCase(Locale.ROOT);
+    }
+
+    /**
      * Checks that the lock tables every lock uses exist: the lease table, the token floor and the modes' bindings.
      *
      * @throws IllegalStateException with the DDL to run when one is missing
@@ -66,8 +124,8 @@ public final class LockSchema {
     public static String ddl(String tableName) {
         String table = TableName.validate(tableName);
         StringBuilder ddl = new StringBuilder();
-        for (String migration : MIGRATIONS) {
-            ddl.append(read(migration).replace("${" + TABLE_PLACEHOLDER + "}", table));
+        for (Migration migration : MIGRATIONS) {
+            ddl.append(read(migration.resource()).replace("${" + TABLE_PLACEHOLDER + "}", table));
         }
         return ddl.toString();
     }

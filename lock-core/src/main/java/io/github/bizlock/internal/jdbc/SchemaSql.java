@@ -2,7 +2,7 @@ package io.github.bizlock.internal.jdbc;
 
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
 
-/** The statements that check the lock tables exist, alike on MySQL 8 and MariaDB. */
+/** The statements that check the lock tables and their indexes exist, alike on MySQL 8 and MariaDB. */
 final class SchemaSql {
 
     private final Dialect dialect;
@@ -19,6 +19,28 @@ final class SchemaSql {
                  WHERE table_schema = DATABASE()
                    AND table_name IN ('${table}', '${table}_token_floor', '${table}_row', '${table}_token',
                                       '${table}_mode')
+                """);
+    }
+
+    /** Counts the index the migration V3 creates (0 or 1). */
+    String rowIndexExists() {
+        return dialect.render("""
+                SELECT COUNT(*)
+                  FROM information_schema.statistics
+                 WHERE table_schema = DATABASE()
+                   AND table_name = '${table}_row'
+                   AND index_name = '${table}_row_created_at'
+                """);
+    }
+
+    /** Which lock tables have the column token_server that the migration V5 adds; selects their names. */
+    String tablesWithTokenServer() {
+        return dialect.render("""
+                SELECT table_name AS name
+                  FROM information_schema.columns
+                 WHERE table_schema = DATABASE()
+                   AND table_name IN ('${table}', '${table}_token', '${table}_token_floor')
+                   AND column_name = 'token_server'
                 """);
     }
 

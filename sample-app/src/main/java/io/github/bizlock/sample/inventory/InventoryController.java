@@ -3,6 +3,7 @@ package io.github.bizlock.sample.inventory;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -44,13 +45,19 @@ public class InventoryController {
         return answer(inventory.reserveUnprotected(sku, quantity));
     }
 
+    /** 200 with what was written, or 409 with why not: a newer lock holder wrote since this one's lease ran out. */
     @PostMapping("/{sku}/restock")
-    public int restock(
+    public Restock restock(
             @PathVariable String sku,
             @RequestParam(defaultValue = "10") int quantity,
             @RequestParam(defaultValue = "0ms") String pause) {
         // e.g. pause=3s: stall between reading and writing, longer than the 2 s lease, to play a stale holder.
         return inventory.restock(sku, quantity, DurationStyle.detectAndParse(pause));
+    }
+
+    @ExceptionHandler
+    public ResponseEntity<Restock> refused(StaleLockHolderException ex) {
+        return ResponseEntity.status(HttpStatus.CONFLICT).body(ex.refused());
     }
 
     private static ResponseEntity<Reservation> answer(Reservation reservation) {

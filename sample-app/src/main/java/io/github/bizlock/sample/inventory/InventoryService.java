@@ -55,33 +55,44 @@ public class InventoryService {
      *
      * @throws StaleLockHolderException if a holder with a newer token wrote first
      */
-    public int restock(String sku, int quantity, Duration pause) {
-        try (LockHandle lock =
-                locks.acquire("stock-restock", sku, LockOptions.defaults().leaseTime(Duration.ofSeconds(2)))) {
-            int stock = stock(sku);
+    public Restock restock(String sku, int quantity, Duration pause) {
+        LockHandle lock =
+                locks.acquire("stock-restock", sku, LockOptions.defaults().leaseTime(Duration.ofSeconds(2)));
+        long token = lock.fencingToken();
+        int stock;
+        int updated;
+        try {
+            stock = stock(sku);
             sleep(pause);
-            int updated = jdbc.update(
-                    "UPDATE inventory SET stock = ?, fence = ? WHERE sku = ? AND fence < ?",
+            updated = jdbc.update(
+                    "UPDATE inventory SET stock = ?, restocked = restocked + ?, fence = ? WHERE sku = ? AND fence < ?",
                     stock + quantity,
-                    lock.fencingToken(),
+                    quantity,
+                    token,
                     sku,
-                    lock.fencingToken());
-            if (updated == 0) {
-                throw new StaleLockHolderException(sku, lock.fencingToken());
+                    token);
+        } finally {
+            try {
+                lock.close();
+            } catch (LockLostException lost) {
+                // The lease ended before the unlock: the write above went through before that, or the fence refused
+                // it; either way the data is safe, and the answer below says which.
             }
-            return stock + quantity;
-        } catch (LockLostException lost) {
-            // The write above went through before the lease ended, or was refused; either way the data is safe.
-            return stock(sku);
         }
+        if (updated == 0) {
+            throw new StaleLockHolderException(
+                    sku, token, queryLong("SELECT fence FROM inventory WHERE sku = ?", sku), stock(sku));
+        }
+        return new Restock(
+                sku, true, stock + quantity, token, "Added " + quantity + ", written with fencing token " + token);
     }
 
     /** Sets a SKU's stock and forgets its reservations, to start a demo run. */
     @Transactional
     public void reset(String sku, int stock) {
         jdbc.update(
-                "INSERT INTO inventory (sku, stock, initial_stock) VALUES (?, ?, ?)"
-                        + " ON DUPLICATE KEY UPDATE stock = VALUES(stock), initial_stock = VALUES(initial_stock)",
+                "INSERT INTO inventory (sku, stock, initial_stock) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE"
+                        + " stock = VALUES(stock), initial_stock = VALUES(initial_stock), restocked = 0",
                 sku,
                 stock,
                 stock);
@@ -91,17 +102,26 @@ public class InventoryService {
     public StockReport report(String sku) {
         int initial = queryInt("SELECT initial_stock FROM inventory WHERE sku = ?", sku);
         int left = stock(sku);
+        int restocked = queryInt("SELECT restocked FROM inventory WHERE sku = ?", sku);
         int reserved = queryInt("SELECT COALESCE(SUM(quantity), 0) FROM reservations WHERE sku = ?", sku);
-        return new StockReport(sku, initial, left, reserved, Math.max(0, reserved - initial));
+        return new StockReport(sku, initial, restocked, left, reserved, Math.max(0, reserved - initial - restocked));
     }
 
     private int stock(String sku) {
         return queryInt("SELECT stock FROM inventory WHERE sku = ?", sku);
     }
 
+    private long queryLong(String sql, String sku) {
+        return query(sql, Long.class, sku).longValue();
+    }
+
     private int queryInt(String sql, String sku) {
+        return query(sql, Integer.class, sku).intValue();
+    }
+
+    private <T extends Number> Number query(String sql, Class<T> type, String sku) {
         try {
-            Integer value = jdbc.queryForObject(sql, Integer.class, sku);
+            T value = jdbc.queryForObject(sql, type, sku);
             return value == null ? 0 : value;
         } catch (EmptyResultDataAccessException ex) {
             throw new UnknownSkuException(sku);

@@ -1,16 +1,24 @@
 package io.github.bizlock.sample.inventory;
 
-import org.springframework.http.HttpStatus;
-import org.springframework.web.bind.annotation.ResponseStatus;
-
-/** A guarded write carried an older fencing token than the last write: its holder's lease had run out. */
-@ResponseStatus(HttpStatus.CONFLICT)
+/**
+ * A guarded write carried an older fencing token than the last write: its holder's lease had run out, and a newer
+ * holder wrote since. {@code InventoryController} answers it with 409 and a {@link Restock} that says so.
+ */
 public class StaleLockHolderException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
-    public StaleLockHolderException(String sku, long token) {
-        super("Refused the write to " + sku + " with fencing token " + token
-                + ": a newer lock holder has written since this holder's lease ran out");
+    private final transient Restock refused;
+
+    public StaleLockHolderException(String sku, long token, long lastToken, int stock) {
+        super("Refused the write to " + sku + " with fencing token " + token + ": the stock was last written with"
+                + " token " + lastToken + ", by a newer lock holder. This holder's lease ran out while it paused, so"
+                + " its lock was no longer exclusive, and its write would have undone the newer one");
+        this.refused = new Restock(sku, false, stock, token, getMessage());
+    }
+
+    /** The answer to the refused restock. */
+    public Restock refused() {
+        return refused;
     }
 }

@@ -1,0 +1,101 @@
+package io.github.bizlock.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.bizlock.LockHandle;
+import io.github.bizlock.LockTemplate;
+import io.github.bizlock.internal.jdbc.LockSchema;
+import io.github.bizlock.test.TestDatabase;
+import io.github.bizlock.test.TestDatabaseExtension;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * Lock tables an administrator created from the DDL a start prints do not break a later start with migration on:
+ * bizlock records the version they are at as its baseline and runs only the migrations after it, so no migration
+ * fails on a table that exists and the history gets no failed row.
+ */
+@ExtendWith({TestDatabaseExtension.class, OutputCaptureExtension.class})
+class LockTablesMadeByHandTest {
+
+    private List<String> properties;
+    private JdbcTemplate jdbc;
+
+    @BeforeEach
+    void createTheTablesByHand(TestDatabase database) {
+        properties = FailedStart.on(database);
+        properties.add("bizlock.housekeeping.enabled=false");
+        jdbc = new JdbcTemplate(database.dataSource());
+        AdministratorSql.run(jdbc, LockSchema.ddl("biz_lock"));
+    }
+
+    @AfterEach
+    void dropTheTables() {
+        jdbc.execute("DROP TABLE IF EXISTS biz_lock, biz_lock_token_floor, biz_lock_row, biz_lock_token, biz_lock_mode,"
+                + " biz_lock_migrations");
+    }
+
+    @Test
+    void aStartWithMigrationOnRecordsThemAsTheBaselineAndLocks() {
+        try (ConfigurableApplicationContext application = FailedStart.start(properties)) {
+            assertThat(history())
+                    .as("one baseline row at the latest version, nothing run, nothing failed")
+                    .containsExactly(Map.of("version", "4", "type", "BASELINE", "success", true));
+            try (LockHandle lock = application.getBean(LockTemplate.class).acquire("order", "1")) {
+                assertThat(lock.fencingToken()).isPositive();
+            }
+        }
+    }
+
+    @Test
+    void tablesOfAnEarlierReleaseGetOnlyTheLaterMigrations() {
+        jdbc.execute("DROP TABLE biz_lock_mode"); // the DDL as bizlock 3 printed it: no mode table yet
+
+        try (ConfigurableApplicationContext application = FailedStart.start(properties)) {
+            assertThat(history())
+                    .containsExactly(
+                            Map.of("version", "3", "type", "BASELINE", "success", true),
+                            Map.of("version", "4", "type", "SQL", "success", true));
+            try (LockHandle lock = application.getBean(LockTemplate.class).acquire("order", "1")) {
+                assertThat(lock.fencingToken()).isPositive();
+            }
+        }
+    }
+
+    @Test
+    void tablesThatMatchNoVersionFailTheStartNamingWhatIsMissing(CapturedOutput output) {
+        jdbc.execute("DROP INDEX biz_lock_row_created_at ON biz_lock_row"); // V3's index, under V4's table
+
+        assertThatThrownBy(() -> FailedStart.start(properties)).isNotNull();
+
+        assertThat(output.getAll())
+                .contains("The bizlock tables in this database were created without its migrations and match no"
+                        + " version of them")
+                .contains("biz_lock_mode exist, but biz_lock_row_created_at do not")
+                .contains("CREATE INDEX biz_lock_row_created_at ON biz_lock_row (created_at);");
+        assertThat(jdbc.queryForObject(
+                        "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE()"
+                                + " AND table_name = 'biz_lock_migrations'",
+                        Integer.class))
+                .as("no history, so no failed row to repair")
+                .isZero();
+    }
+
+    private List<Map<String, Object>> history() {
+        return jdbc
+                .queryForList("SELECT version, type, success FROM biz_lock_migrations ORDER BY installed_rank")
+                .stream()
+                .map(row -> Map.<String, Object>of(
+                        "version", row.get("version"), "type", row.get("type"), "success", row.get("success")))
+                .toList();
+    }
+}
