@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Per-package table of a PIT run, from its mutations.xml, as Markdown; with --survivors, every mutant left alive.
+"""Per-package table of a PIT run, from its mutations.xml files, as Markdown; with --survivors, every mutant left alive.
 
-Usage: python3 docs/mutation-summary.py [lock-autoconfigure/target/pit-reports/mutations.xml] [--survivors]
+Usage: python3 docs/mutation-summary.py [mutations.xml ...] [--survivors]
+Without files it reads every group's report of the -Pmutation run: */target/pit-reports/*/mutations.xml.
 """
 import collections
+import glob
 import sys
 import xml.etree.ElementTree as ET
 
@@ -11,8 +13,10 @@ import xml.etree.ElementTree as ET
 DETECTED = {"KILLED", "TIMED_OUT", "MEMORY_ERROR", "RUN_ERROR"}
 
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
-path = args[0] if args else "lock-autoconfigure/target/pit-reports/mutations.xml"
-mutations = ET.parse(path).getroot().findall("mutation")
+paths = args or sorted(glob.glob("*/target/pit-reports/*/mutations.xml"))
+if not paths:
+    sys.exit("no mutations.xml: run ./mvnw -B -Pmutation -pl lock-test-support,lock-core,lock-autoconfigure test first")
+mutations = [m for path in paths for m in ET.parse(path).getroot().findall("mutation")]
 
 by_package = collections.OrderedDict()
 for m in sorted(mutations, key=lambda m: m.findtext("mutatedClass")):

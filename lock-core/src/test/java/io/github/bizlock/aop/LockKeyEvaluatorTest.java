@@ -109,6 +109,55 @@ class LockKeyEvaluatorTest {
     }
 
     @Test
+    void eachKindOfValueWithoutATextGetsItsOwnFix() {
+        Object[] args = {new Order("o-1", null), 1};
+        String cart = "new " + Cart.class.getName() + "()";
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, args, "new int[] {1, 2}"))
+                .withMessageContaining("use its elements, such as 'T(java.util.Arrays).toString(new int[] {1, 2})'");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, args, "T(java.util.Set).of(" + cart + ")"))
+                .withMessageContaining("a Set holding an instance of " + Cart.class.getName())
+                .withMessageContaining("implement toString() in " + Cart.class.getName()
+                        + ", or build the key from what identifies each element (such as 'T(java.util.Set).of("
+                        + cart + ").![id]')");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, args, "T(java.util.Optional).of(" + cart + ")"))
+                .withMessageContaining("a Optional holding an instance of " + Cart.class.getName());
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, args, "new java.util.ArrayDeque({" + cart + "})"))
+                .withMessageContaining("a Collection holding an instance of " + Cart.class.getName());
+    }
+
+    @Test
+    void elementsAreCheckedThreeLevelsDeepAndNoDeeper() {
+        // The check walks nested containers to a fixed depth, so a deep or cyclic value costs a bounded walk.
+        Object[] args = {new Order("o-1", null), 1};
+        String cart = "new " + Cart.class.getName() + "()";
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, args, "{{{" + cart + "}}}"))
+                .withMessageContaining("a List holding an instance of " + Cart.class.getName());
+        assertThat(key(evaluator, args, "{{{{" + cart + "}}}}")).startsWith("[[[[" + Cart.class.getName() + "@");
+    }
+
+    @Test
+    void aPositionPastTheLastParameterIsNamedAsUnknown() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, new Object[] {new Order("o-1", null), 1}, "#p2"))
+                .withMessageContaining("evaluated to null")
+                .withMessageContaining("#p2 is not a parameter of this method; known names: #")
+                .withMessageContaining("#p1")
+                .withMessageNotContaining("#p2,");
+    }
+
+    @Test
+    void aNullFromKnownNamesGetsNoHintAboutUnknownOnes() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> key(evaluator, new Object[] {new Order("o-1", null), 1}, "#order.customer"))
+                .withMessageEndingWith("(guard it, e.g. '#order?.id ?: \"none\"')");
+    }
+
+    @Test
     void valuesWithATextOfTheirOwnAreKeys() {
         Object[] args = {new Order("o-1", null), 1};
         String uuid = "9f3c5a4e-0000-4000-8000-000000000001";

@@ -11,6 +11,7 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import kotlinx.coroutines.Deferred;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 
@@ -107,6 +108,31 @@ class LockedMethodResolverTest {
         @DistributedLock
         public CompletableFuture<String> future() {
             return CompletableFuture.completedFuture("");
+        }
+    }
+
+    /** A type that extends a recognised one; none of these is known to Spring's reactive adapters. */
+    interface PendingResult<T> extends Deferred<T> {}
+
+    static class BasePending<T> implements Deferred<T> {}
+
+    static final class PendingTask extends BasePending<String> {}
+
+    static class Deferring {
+
+        @DistributedLock
+        public Deferred<String> deferred() {
+            return new BasePending<>();
+        }
+
+        @DistributedLock
+        public PendingResult<String> pending() {
+            return new PendingResult<>() {};
+        }
+
+        @DistributedLock
+        public PendingTask task() {
+            return new PendingTask();
         }
     }
 
@@ -256,5 +282,18 @@ class LockedMethodResolverTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(
                         "returns java.util.concurrent.CompletableFuture, so it returns before its work is" + " done");
+    }
+
+    @Test
+    void returnTypesRecognisedByNameAreRefusedAlsoThroughTheirInterfacesAndSuperclasses() {
+        assertThatThrownBy(() -> resolve(Deferring.class, "deferred"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("returns kotlinx.coroutines.Deferred, so it returns before its work is done");
+        assertThatThrownBy(() -> resolve(Deferring.class, "pending"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("returns " + PendingResult.class.getName() + ", so it returns before");
+        assertThatThrownBy(() -> resolve(Deferring.class, "task"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("returns " + PendingTask.class.getName() + ", so it returns before");
     }
 }

@@ -10,6 +10,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -26,23 +29,13 @@ class SessionCancellerTest {
         SessionCanceller canceller = new SessionCanceller(plain);
         try (Connection connection = plain.getConnection();
                 Statement statement = connection.createStatement()) {
-            long connectionId;
-            try (ResultSet row = statement.executeQuery(SessionSql.CONNECTION_ID)) {
-                row.next();
-                connectionId = row.getLong(1);
-            }
-            SessionCanceller.Watch watch = canceller.watch(new Session(connection, connectionId), System.nanoTime());
+            SessionCanceller.Watch watch =
+                    canceller.watch(new Session(connection, connectionId(statement)), System.nanoTime());
             // The deadline has passed: the kill goes out while the session is idle, and the server drops it.
             Await.until("the first kill was sent", Duration.ofSeconds(5), () -> watch.ending() != null);
 
             long started = System.nanoTime();
-            try {
-                statement.execute("SELECT SLEEP(5)"); // a killed SLEEP returns 1 at once; it may also fail with 1317
-            } catch (SQLException ex) {
-                assertThat(ex.getErrorCode()).isEqualTo(SessionSupport.ER_QUERY_INTERRUPTED);
-            } finally {
-                watch.close();
-            }
+            endedWithin5s(statement, watch);
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             System.out.printf(
                     "%s: statement after a dropped kill ended after %d ms%n",
@@ -53,6 +46,74 @@ class SessionCancellerTest {
             assertThat(watch.ending()).isEqualTo(SessionCanceller.Ending.DEADLINE);
         } finally {
             canceller.close();
+        }
+    }
+
+    @Test
+    void aWatchWakesACancellerThatWentIdle(TestDatabase database) throws Exception {
+        DataSource plain = new DriverManagerDataSource(database.jdbcUrl(), database.username(), database.password());
+        Set<Thread> before = Thread.getAllStackTraces().keySet();
+        SessionCanceller canceller = new SessionCanceller(plain);
+        try (Connection connection = plain.getConnection();
+                Statement statement = connection.createStatement()) {
+            Thread thread = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals("bizlock-session-canceller") && !before.contains(t))
+                    .findFirst()
+                    .orElseThrow();
+            // After about a second without watches the canceller parks until a watch wakes it.
+            Await.until("the canceller parks", Duration.ofSeconds(30), () -> thread.getState() == Thread.State.WAITING);
+
+            long started = System.nanoTime();
+            SessionCanceller.Watch watch = canceller.watch(
+                    new Session(connection, connectionId(statement)), started + TimeUnit.MILLISECONDS.toNanos(300));
+            endedWithin5s(statement, watch);
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            // Ceiling: a canceller left asleep never kills, and the statement runs its whole 5 s.
+            assertThat(millis).isLessThan(4000);
+            assertThat(watch.ending()).isEqualTo(SessionCanceller.Ending.DEADLINE);
+        } finally {
+            canceller.close();
+        }
+    }
+
+    @Test
+    void anInterruptEndsAWatchedStatementLongBeforeItsDeadline(TestDatabase database) throws Exception {
+        DataSource plain = new DriverManagerDataSource(database.jdbcUrl(), database.username(), database.password());
+        SessionCanceller canceller = new SessionCanceller(plain);
+        ScheduledExecutorService interrupter = Executors.newSingleThreadScheduledExecutor();
+        try (Connection connection = plain.getConnection();
+                Statement statement = connection.createStatement()) {
+            long started = System.nanoTime();
+            SessionCanceller.Watch watch = canceller.watch(
+                    new Session(connection, connectionId(statement)), started + TimeUnit.MINUTES.toNanos(1));
+            Thread waiter = Thread.currentThread();
+            interrupter.schedule(waiter::interrupt, 200, TimeUnit.MILLISECONDS);
+            endedWithin5s(statement, watch);
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertThat(millis).isLessThan(4000);
+            assertThat(watch.ending()).isEqualTo(SessionCanceller.Ending.INTERRUPT);
+        } finally {
+            interrupter.shutdownNow();
+            Thread.interrupted(); // the interrupt was for the statement, not for the test
+            canceller.close();
+        }
+    }
+
+    private static long connectionId(Statement statement) throws SQLException {
+        try (ResultSet row = statement.executeQuery(SessionSql.CONNECTION_ID)) {
+            row.next();
+            return row.getLong(1);
+        }
+    }
+
+    /** Runs a 5 s statement under the watch; a kill ends it early (a killed SLEEP returns 1, or fails with 1317). */
+    private static void endedWithin5s(Statement statement, SessionCanceller.Watch watch) throws SQLException {
+        try {
+            statement.execute("SELECT SLEEP(5)");
+        } catch (SQLException ex) {
+            assertThat(ex.getErrorCode()).isEqualTo(SessionSupport.ER_QUERY_INTERRUPTED);
+        } finally {
+            watch.close();
         }
     }
 }
