@@ -1,8 +1,10 @@
 package io.github.bizlock.boot3;
 
+import io.github.bizlock.actuate.LockHealthCheck;
 import io.github.bizlock.autoconfigure.BizLockAutoConfiguration;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.lock.LockManager;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -29,7 +31,10 @@ public final class BizLockBoot3HealthAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "bizlockHealthIndicator")
     @ConditionalOnEnabledHealthIndicator("bizlock")
-    BizLockBoot3HealthIndicator bizlockHealthIndicator(BizLockDao dao, LockManager manager) {
-        return new BizLockBoot3HealthIndicator(dao, manager);
+    BizLockBoot3HealthIndicator bizlockHealthIndicator(
+            ObjectProvider<BizLockDao> dao, ObjectProvider<LockManager> manager) {
+        // The lock beans are lazy: created when the lock database first answers, so a check while it does not answer
+        // is down with the reason instead of failing the start.
+        return new BizLockBoot3HealthIndicator(new LockHealthCheck(dao::getObject, manager::getObject));
     }
 }

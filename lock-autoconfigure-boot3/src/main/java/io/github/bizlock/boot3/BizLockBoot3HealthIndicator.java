@@ -15,8 +15,12 @@ public final class BizLockBoot3HealthIndicator extends AbstractHealthIndicator {
     private final LockHealthCheck check;
 
     public BizLockBoot3HealthIndicator(BizLockDao dao, LockManager manager) {
+        this(new LockHealthCheck(dao, manager));
+    }
+
+    public BizLockBoot3HealthIndicator(LockHealthCheck check) {
         super("bizlock health check failed");
-        this.check = new LockHealthCheck(dao, manager);
+        this.check = check;
     }
 
     @Override
