@@ -25,10 +25,10 @@ final class LockFixtures {
     static ApplicationContextRunner runner(TestDatabase database) {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
-                        SpringBootAutoConfigurations.dataSource(),
-                        SpringBootAutoConfigurations.dataSourceTransactionManager(),
-                        SpringBootAutoConfigurations.jdbcTemplate(),
-                        SpringBootAutoConfigurations.transaction(),
+                        SpringBootAutoConfigurations.of("jdbc", "DataSourceAutoConfiguration"),
+                        SpringBootAutoConfigurations.of("jdbc", "DataSourceTransactionManagerAutoConfiguration"),
+                        SpringBootAutoConfigurations.of("jdbc", "JdbcTemplateAutoConfiguration"),
+                        SpringBootAutoConfigurations.of("transaction", "TransactionAutoConfiguration"),
                         AopAutoConfiguration.class,
                         BizLockAutoConfiguration.class))
                 .withPropertyValues(

@@ -129,8 +129,8 @@ class LockLostPolicyTest {
         new JdbcTemplate(database.dataSource())
                 .execute("CREATE TABLE IF NOT EXISTS policy_probe (id VARCHAR(40) PRIMARY KEY)");
         runner = LockFixtures.runner(database)
-                .withConfiguration(
-                        AutoConfigurations.of(SpringBootAutoConfigurations.transactionManagerCustomization()))
+                .withConfiguration(AutoConfigurations.of(SpringBootAutoConfigurations.of(
+                        "transaction", "TransactionManagerCustomizationAutoConfiguration")))
                 .withPropertyValues("bizlock.watchdog-lease=900ms")
                 .withUserConfiguration(Services.class);
         threads = Executors.newCachedThreadPool();

@@ -2,18 +2,17 @@ package io.github.bizlock.boot3;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.bizlock.starter.TestApplications;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -57,14 +56,6 @@ class BizLockBoot3HealthTest {
     }
 
     private static ConfigurableApplicationContext start(TestDatabase database, String property) {
-        return new SpringApplicationBuilder(LockingApplication.class)
-                .web(WebApplicationType.NONE)
-                .properties(
-                        "spring.datasource.url=" + database.jdbcUrl(),
-                        "spring.datasource.username=" + database.username(),
-                        "spring.datasource.password=" + database.password(),
-                        "spring.flyway.enabled=false",
-                        property)
-                .run();
+        return TestApplications.start(LockingApplication.class, database, "spring.flyway.enabled=false", property);
     }
 }

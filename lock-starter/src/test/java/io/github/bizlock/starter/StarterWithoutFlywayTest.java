@@ -16,9 +16,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.io.ByteArrayResource;
 import org.springframework.jdbc.datasource.init.ScriptUtils;
@@ -70,13 +68,6 @@ class StarterWithoutFlywayTest {
     }
 
     private static ConfigurableApplicationContext start(TestDatabase database, String property) {
-        return new SpringApplicationBuilder(LockingApplication.class)
-                .web(WebApplicationType.NONE)
-                .properties(
-                        "spring.datasource.url=" + database.jdbcUrl(),
-                        "spring.datasource.username=" + database.username(),
-                        "spring.datasource.password=" + database.password(),
-                        property)
-                .run();
+        return TestApplications.start(LockingApplication.class, database, property);
     }
 }
