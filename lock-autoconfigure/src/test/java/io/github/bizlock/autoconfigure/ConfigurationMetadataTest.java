@@ -22,6 +22,7 @@ class ConfigurationMetadataTest {
             "bizlock.backoff.initial",
             "bizlock.backoff.max",
             "bizlock.cluster.single-writer",
+            "bizlock.connections.max-size",
             "bizlock.datasource",
             "bizlock.enabled",
             "bizlock.fail-fast",
