@@ -33,7 +33,7 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
     private final boolean failFast;
     private final ReentrantLock creating = new ReentrantLock();
     private volatile @Nullable LockManager manager;
-    private @Nullable RuntimeException lastFailure;
+    private volatile @Nullable RuntimeException lastFailure;
     private long lastFailureNanos;
 
     LockDatabaseStartup(ListableBeanFactory beanFactory, boolean failFast) {
@@ -70,7 +70,15 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
             return created;
         }
         // A lock, not synchronized: creating the beans waits on the database, which would pin a virtual thread.
-        creating.lock();
+        if (!creating.tryLock()) {
+            // Another caller is trying the database again, which may take the pool's connection timeout while it does
+            // not answer: the others fail at once with the last attempt's failure rather than wait behind it.
+            RuntimeException failure = lastFailure;
+            if (failure != null) {
+                throw failure;
+            }
+            creating.lock();
+        }
         try {
             created = manager;
             if (created != null) {

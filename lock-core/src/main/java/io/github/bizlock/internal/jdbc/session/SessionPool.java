@@ -6,8 +6,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Deque;
+import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Semaphore;
@@ -41,7 +41,9 @@ final class SessionPool {
     private final Session.Setup setup;
     private final Semaphore permits;
     private final Deque<Session> idle = new ConcurrentLinkedDeque<>();
-    private final Set<Session> lent = ConcurrentHashMap.newKeySet();
+    /** The sessions handed out, each with the thread that borrowed it. */
+    private final Map<Session, Thread> lent = new ConcurrentHashMap<>();
+
     private volatile boolean closed;
 
     /**
@@ -75,31 +77,53 @@ final class SessionPool {
      * @throws InterruptedException if the thread was interrupted while it waited
      */
     Session borrow(long deadlineNanos) throws InterruptedException {
-        if (closed) {
-            throw new IllegalStateException("The bizlock session pool is closed");
-        }
-        long waitNanos = Math.max(0, deadlineNanos - System.nanoTime());
+        requireOpen();
+        Thread borrower = Thread.currentThread();
+        // A thread that holds a session already does not queue: N threads each holding one and asking for a second
+        // would wait for each other until their deadlines (for ever through Lock.lock()), holding their locks.
+        boolean holdsOne = lent.containsValue(borrower);
+        long waitNanos = holdsOne ? 0 : Math.max(0, deadlineNanos - System.nanoTime());
         if (!permits.tryAcquire(waitNanos, TimeUnit.NANOSECONDS)) {
-            throw new TransientDataAccessResourceException("All " + maxSessions + " bizlock session connections"
-                    + " stayed held by locks throughout the wait (" + TimeUnit.NANOSECONDS.toMillis(waitNanos)
-                    + " ms); raise " + property + ", hold fewer ROW/NAMED locks at once, or wait longer");
+            throw new TransientDataAccessResourceException(
+                    holdsOne
+                            ? "All " + maxSessions + " bizlock session connections are held by locks, one of them by"
+                                    + " this thread, which does not wait for another (threads that hold a ROW/NAMED"
+                                    + " lock and wait for a second session could wait for each other for ever);"
+                                    + " raise " + property + " or take one ROW/NAMED lock at a time per thread"
+                            : "All " + maxSessions + " bizlock session connections stayed held by locks throughout"
+                                    + " the wait (" + TimeUnit.NANOSECONDS.toMillis(waitNanos) + " ms); raise "
+                                    + property + ", hold fewer ROW/NAMED locks at once, or wait longer");
         }
+        Session session = null;
         try {
-            Session session;
+            requireOpen();
             while ((session = idle.pollFirst()) != null) {
                 if (System.nanoTime() - session.idleSinceNanos < VALIDATE_AFTER_IDLE_NANOS || isValid(session)) {
                     session.reset();
-                    lent.add(session);
-                    return session;
+                    break;
                 }
                 closeQuietly(session.connection());
             }
-            session = open();
-            lent.add(session);
+            if (session == null) {
+                session = open();
+            }
+            lent.put(session, borrower);
+            // close() may have run since the check above, without seeing this session.
+            requireOpen();
             return session;
         } catch (RuntimeException | Error ex) {
+            if (session != null) {
+                lent.remove(session);
+                closeQuietly(session.connection());
+            }
             permits.release();
             throw ex;
+        }
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("The bizlock session pool is closed");
         }
     }
 
@@ -168,7 +192,7 @@ final class SessionPool {
         while ((session = idle.pollFirst()) != null) {
             closeQuietly(session.connection());
         }
-        for (Session held : lent) {
+        for (Session held : lent.keySet()) {
             closeQuietly(held.connection());
         }
     }

@@ -1,0 +1,98 @@
+package io.github.bizlock.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.bizlock.internal.lock.LockManager;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.BeanCreationException;
+import org.springframework.beans.factory.support.BeanDefinitionBuilder;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+
+/**
+ * While one caller tries a lock database that does not answer again (which can take the pool's whole connection
+ * timeout), the other callers fail at once with the last attempt's failure instead of queueing behind it.
+ */
+class LockDatabaseStartupTest {
+
+    @Test
+    void callersDoNotWaitBehindAnotherCallersNewAttempt() throws Exception {
+        CountDownLatch secondAttemptStarted = new CountDownLatch(1);
+        CountDownLatch databaseAnswers = new CountDownLatch(1);
+        AtomicInteger attempts = new AtomicInteger();
+        DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+        beans.registerBeanDefinition(
+                "lockManager",
+                BeanDefinitionBuilder.genericBeanDefinition(LockManager.class, () -> {
+                            if (attempts.incrementAndGet() > 1) {
+                                secondAttemptStarted.countDown();
+                                await(databaseAnswers);
+                            }
+                            throw new IllegalStateException("the lock database does not answer");
+                        })
+                        .getBeanDefinition());
+        LockDatabaseStartup startup = new LockDatabaseStartup(beans, false);
+        assertThatThrownBy(startup::manager).hasStackTraceContaining("the lock database does not answer");
+
+        ExecutorService retrying = Executors.newSingleThreadExecutor();
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            // The first caller after the retry interval tries again, and the database keeps it waiting.
+            CompletableFuture<Void> retry = CompletableFuture.runAsync(
+                    () -> {
+                        while (attempts.get() < 2) {
+                            try {
+                                startup.manager();
+                            } catch (RuntimeException stillWithinTheRetryInterval) {
+                                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+                            }
+                        }
+                    },
+                    retrying);
+            assertThat(secondAttemptStarted.await(30, TimeUnit.SECONDS))
+                    .as("a new attempt")
+                    .isTrue();
+
+            CompletableFuture<Throwable> another = CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            startup.manager();
+                            return null;
+                        } catch (RuntimeException ex) {
+                            return ex;
+                        }
+                    },
+                    other);
+            // Waiting behind the attempt would last until the database answers, which it does only after this.
+            Throwable failure = another.get(20, TimeUnit.SECONDS);
+            assertThat(failure)
+                    .isInstanceOf(BeanCreationException.class)
+                    .hasStackTraceContaining("the lock database does not answer");
+            assertThat(attempts)
+                    .as("the other caller made no attempt of its own")
+                    .hasValue(2);
+
+            databaseAnswers.countDown();
+            retry.get(30, TimeUnit.SECONDS);
+        } finally {
+            databaseAnswers.countDown();
+            retrying.shutdownNow();
+            other.shutdownNow();
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
