@@ -110,6 +110,11 @@ final class HolderJvm implements AutoCloseable {
         return losses.get(mode);
     }
 
+    /** When the holder's {@code isHeld()} turned false for {@code mode} (epoch ms), or -1 if it has not (yet). */
+    long notHeldAt(LockMode mode) {
+        return notHeld.getOrDefault(mode, -1L);
+    }
+
     @Nullable
     Loss loss(LockMode mode) {
         return losses.get(mode);
