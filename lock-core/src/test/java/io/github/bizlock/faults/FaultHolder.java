@@ -70,6 +70,9 @@ public final class FaultHolder {
             tokens.put(mode, handle.fencingToken());
             print("HOLDING " + mode + " " + handle.fencingToken());
         }
+        Thread watcher = new Thread(() -> watch(held), "fault-holder-watcher");
+        watcher.setDaemon(true);
+        watcher.start();
         print("READY");
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
         BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -103,6 +106,27 @@ public final class FaultHolder {
                     }
                 }
                 default -> print("UNKNOWN " + command);
+            }
+        }
+    }
+
+    /**
+     * Prints {@code NOTHELD mode epochMillis} when a lock's {@code isHeld()} first turns false: what a holder that checks
+     * before it writes sees, which may come before the loss event (a LEASE lock's local deadline passes on its own).
+     */
+    private static void watch(Map<LockMode, LockHandle> held) {
+        Map<LockMode, Boolean> reported = new EnumMap<>(LockMode.class);
+        while (reported.size() < held.size()) {
+            for (Map.Entry<LockMode, LockHandle> lock : held.entrySet()) {
+                if (!reported.containsKey(lock.getKey()) && !lock.getValue().isHeld()) {
+                    reported.put(lock.getKey(), true);
+                    print("NOTHELD " + lock.getKey() + " " + System.currentTimeMillis());
+                }
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException ex) {
+                return;
             }
         }
     }

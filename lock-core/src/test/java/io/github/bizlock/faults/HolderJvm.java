@@ -29,6 +29,7 @@ final class HolderJvm implements AutoCloseable {
     private final ChildJvm jvm;
     private final Map<LockMode, Long> tokens = new EnumMap<>(LockMode.class);
     private final Map<LockMode, Loss> losses = new ConcurrentHashMap<>();
+    private final Map<LockMode, Long> notHeld = new ConcurrentHashMap<>();
     private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
     private final List<String> output = new ArrayList<>();
     private final Thread reader;
@@ -76,6 +77,8 @@ final class HolderJvm implements AutoCloseable {
                     losses.putIfAbsent(
                             LockMode.valueOf(parts[1]),
                             new Loss(LossCause.valueOf(parts[2]), Long.parseLong(parts[3])));
+                } else if (parts[0].equals("NOTHELD")) {
+                    notHeld.putIfAbsent(LockMode.valueOf(parts[1]), Long.parseLong(parts[2]));
                 } else if (List.of("TRIED", "UNLOCKED", "WROTE", "HELD?").contains(parts[0])) {
                     replies.add(line);
                 }
@@ -105,6 +108,11 @@ final class HolderJvm implements AutoCloseable {
             Thread.sleep(5);
         }
         return losses.get(mode);
+    }
+
+    /** When the holder's {@code isHeld()} turned false for {@code mode} (epoch ms), or -1 if it has not (yet). */
+    long notHeldAt(LockMode mode) {
+        return notHeld.getOrDefault(mode, -1L);
     }
 
     @Nullable
