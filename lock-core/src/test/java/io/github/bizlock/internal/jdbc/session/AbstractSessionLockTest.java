@@ -487,10 +487,9 @@ public abstract class AbstractSessionLockTest {
     }
 
     @Test
-    void runningOutOfSessionsFailsWithAClearErrorAfterTheWait() {
+    void runningOutOfSessionsFailsWithAClearErrorAfterTheWait() throws Exception {
         try (SessionLocks small = locksThrough(database.jdbcUrl());
-                LockHandle one = small.template().acquire(name, "1");
-                LockHandle two = small.template().acquire(name, "2")) {
+                HeldElsewhere held = new HeldElsewhere(small.template(), name, "1", "2")) {
             long start = System.nanoTime();
             assertThatThrownBy(() -> small.template()
                             .acquire(name, "3", LockOptions.defaults().waitTime(Duration.ofMillis(300))))
@@ -498,7 +497,7 @@ public abstract class AbstractSessionLockTest {
                     .hasMessageContaining("All 2 bizlock session connections stayed held by locks throughout the wait")
                     .hasMessageContaining("bizlock.session.max-connections");
             assertThat(millisSince(start)).as("waited its wait time").isGreaterThanOrEqualTo(300);
-            assertThat(List.of(one, two)).allMatch(LockHandle::isHeld);
+            assertThat(held.allHeld()).isTrue();
         }
     }
 
@@ -508,12 +507,9 @@ public abstract class AbstractSessionLockTest {
      */
     @Test
     void aThreadThatHoldsASessionDoesNotQueueForAnother() throws Exception {
-        ExecutorService otherThread = Executors.newSingleThreadExecutor();
         try (SessionLocks small = locksThrough(database.jdbcUrl()); // 2 sessions
                 LockHandle mine = small.template().acquire(name, "1");
-                LockHandle another = CompletableFuture.supplyAsync(
-                                () -> small.template().acquire(name, "2"), otherThread)
-                        .get(30, TimeUnit.SECONDS)) {
+                HeldElsewhere another = new HeldElsewhere(small.template(), name, "2")) {
             long start = System.nanoTime();
             assertThatThrownBy(() -> small.template()
                             .acquire(name, "3", LockOptions.defaults().waitTime(Duration.ofSeconds(60))))
@@ -522,9 +518,45 @@ public abstract class AbstractSessionLockTest {
                     .hasMessageContaining("bizlock.session.max-connections");
             // Queueing would wait the whole 60 s.
             assertThat(millisSince(start)).as("failed without waiting").isLessThan(30_000);
-            assertThat(List.of(mine, another)).allMatch(LockHandle::isHeld);
-        } finally {
-            otherThread.shutdown();
+            assertThat(mine.isHeld()).isTrue();
+            assertThat(another.allHeld()).isTrue();
+        }
+    }
+
+    /** Locks that another thread of this instance holds until closed (only the acquiring thread may unlock). */
+    private static final class HeldElsewhere implements AutoCloseable {
+
+        private final ExecutorService thread = Executors.newSingleThreadExecutor();
+        private final List<LockHandle> handles;
+
+        HeldElsewhere(io.github.bizlock.LockTemplate template, String name, String... keys) throws Exception {
+            this.handles = thread.submit(() -> {
+                        List<LockHandle> held = new java.util.ArrayList<>();
+                        for (String key : keys) {
+                            held.add(template.acquire(name, key));
+                        }
+                        return held;
+                    })
+                    .get(30, TimeUnit.SECONDS);
+        }
+
+        boolean allHeld() {
+            return handles.stream().allMatch(LockHandle::isHeld);
+        }
+
+        @Override
+        public void close() throws Exception {
+            try {
+                thread.submit(() -> {
+                            for (LockHandle handle : handles) {
+                                handle.close();
+                            }
+                            return null;
+                        })
+                        .get(30, TimeUnit.SECONDS);
+            } finally {
+                thread.shutdown();
+            }
         }
     }
 
