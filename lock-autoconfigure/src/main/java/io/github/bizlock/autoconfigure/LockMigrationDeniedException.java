@@ -32,7 +32,7 @@ final class LockMigrationDeniedException extends IllegalStateException {
 
     /** The statement that gives the user what the migrations need beyond reading and writing rows. */
     static String grant(String schema, String user) {
-        return "GRANT CREATE, INDEX ON `" + schema + "`.* TO " + user + ";";
+        return "GRANT CREATE, ALTER, INDEX ON `" + schema + "`.* TO " + user + ";";
     }
 
     String user() {

@@ -631,6 +631,12 @@ class BizLockAutoConfigurationTest {
             pool.setMinimumIdle(0);
             return CountingDataSource.counting(pool, text -> sql.matcher(text).find(), counted);
         }
+
+        /** Lock writes on the counted DataSource, not on the small pool of bizlock's own beside it. */
+        @Bean
+        BizLockAutoConfiguration.LockWriteConnections lockWritesOnTheCountedDataSource() {
+            return new BizLockAutoConfiguration.LockWriteConnections(null);
+        }
     }
 
     /** A {@link LockLostListener} bean, which the auto-configuration tells of lost locks. */

@@ -52,7 +52,7 @@ class LockMigrationDeniedFailureAnalyzerTest {
                 .contains("'" + user + "'@'%'")
                 .contains(database.name())
                 .contains("CREATE command denied");
-        String grant = "GRANT CREATE, INDEX ON `" + database.name() + "`.* TO '" + user + "'@'%';";
+        String grant = "GRANT CREATE, ALTER, INDEX ON `" + database.name() + "`.* TO '" + user + "'@'%';";
         assertThat(analysis.action())
                 .contains(grant)
                 .contains("bizlock.migration.enabled=false")
