@@ -6,8 +6,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Deque;
-import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Semaphore;
@@ -41,8 +41,7 @@ final class SessionPool {
     private final Session.Setup setup;
     private final Semaphore permits;
     private final Deque<Session> idle = new ConcurrentLinkedDeque<>();
-    /** The sessions handed out, each with the thread that borrowed it. */
-    private final Map<Session, Thread> lent = new ConcurrentHashMap<>();
+    private final Set<Session> lent = ConcurrentHashMap.newKeySet();
 
     private volatile boolean closed;
 
@@ -78,21 +77,11 @@ final class SessionPool {
      */
     Session borrow(long deadlineNanos) throws InterruptedException {
         requireOpen();
-        Thread borrower = Thread.currentThread();
-        // A thread that holds a session already does not queue: N threads each holding one and asking for a second
-        // would wait for each other until their deadlines (for ever through Lock.lock()), holding their locks.
-        boolean holdsOne = lent.containsValue(borrower);
-        long waitNanos = holdsOne ? 0 : Math.max(0, deadlineNanos - System.nanoTime());
+        long waitNanos = Math.max(0, deadlineNanos - System.nanoTime());
         if (!permits.tryAcquire(waitNanos, TimeUnit.NANOSECONDS)) {
-            throw new TransientDataAccessResourceException(
-                    holdsOne
-                            ? "All " + maxSessions + " bizlock session connections are held by locks, one of them by"
-                                    + " this thread, which does not wait for another (threads that hold a ROW/NAMED"
-                                    + " lock and wait for a second session could wait for each other for ever);"
-                                    + " raise " + property + " or take one ROW/NAMED lock at a time per thread"
-                            : "All " + maxSessions + " bizlock session connections stayed held by locks throughout"
-                                    + " the wait (" + TimeUnit.NANOSECONDS.toMillis(waitNanos) + " ms); raise "
-                                    + property + ", hold fewer ROW/NAMED locks at once, or wait longer");
+            throw new TransientDataAccessResourceException("All " + maxSessions + " bizlock session connections"
+                    + " stayed held by locks throughout the wait (" + TimeUnit.NANOSECONDS.toMillis(waitNanos)
+                    + " ms); raise " + property + ", hold fewer ROW/NAMED locks at once, or wait longer");
         }
         Session session = null;
         try {
@@ -107,7 +96,7 @@ final class SessionPool {
             if (session == null) {
                 session = open();
             }
-            lent.put(session, borrower);
+            lent.add(session);
             // close() may have run since the check above, without seeing this session.
             requireOpen();
             return session;
@@ -192,7 +181,7 @@ final class SessionPool {
         while ((session = idle.pollFirst()) != null) {
             closeQuietly(session.connection());
         }
-        for (Session held : lent.keySet()) {
+        for (Session held : lent) {
             closeQuietly(held.connection());
         }
     }

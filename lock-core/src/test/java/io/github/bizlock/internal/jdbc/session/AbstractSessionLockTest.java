@@ -501,28 +501,6 @@ public abstract class AbstractSessionLockTest {
         }
     }
 
-    /**
-     * A thread that holds a session and would queue for a second could wait for ever on threads doing the same (each
-     * {@code lock(a) { lock(b) }}); it fails at once instead, as it did before waiters queued.
-     */
-    @Test
-    void aThreadThatHoldsASessionDoesNotQueueForAnother() throws Exception {
-        try (SessionLocks small = locksThrough(database.jdbcUrl()); // 2 sessions
-                LockHandle mine = small.template().acquire(name, "1");
-                HeldElsewhere another = new HeldElsewhere(small.template(), name, "2")) {
-            long start = System.nanoTime();
-            assertThatThrownBy(() -> small.template()
-                            .acquire(name, "3", LockOptions.defaults().waitTime(Duration.ofSeconds(60))))
-                    .isInstanceOf(LockAcquisitionException.class)
-                    .hasMessageContaining("one of them by this thread, which does not wait for another")
-                    .hasMessageContaining("bizlock.session.max-connections");
-            // Queueing would wait the whole 60 s.
-            assertThat(millisSince(start)).as("failed without waiting").isLessThan(30_000);
-            assertThat(mine.isHeld()).isTrue();
-            assertThat(another.allHeld()).isTrue();
-        }
-    }
-
     /** Locks that another thread of this instance holds until closed (only the acquiring thread may unlock). */
     private static final class HeldElsewhere implements AutoCloseable {
 
