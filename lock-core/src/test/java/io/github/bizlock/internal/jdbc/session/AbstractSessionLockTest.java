@@ -364,11 +364,18 @@ public abstract class AbstractSessionLockTest {
             network.freeze(); // before any heartbeat could notice: the lock counts as held
 
             long unlocking = System.nanoTime();
-            assertThatThrownBy(held::unlock)
-                    .isInstanceOf(LockReleaseException.class)
-                    .hasMessageContaining("did not answer within 2000 ms")
-                    .hasMessageContaining("the server frees the lock when it drops the session")
-                    .hasMessageNotContaining("retried in the background");
+            Throwable failure = org.assertj.core.api.Assertions.catchThrowable(held::unlock);
+            // The release's own read times out (a release failure), unless a heartbeat on the same session timed out
+            // first and the driver closed it under the release: then the session ended, a loss. Either is the truth.
+            if (failure instanceof LockLostException lost) {
+                assertThat(lost.event().cause()).isIn(LossCause.SESSION_ENDED, LossCause.UNREACHABLE);
+            } else {
+                assertThat(failure)
+                        .isInstanceOf(LockReleaseException.class)
+                        .hasMessageContaining("did not answer within 2000 ms")
+                        .hasMessageContaining("the server frees the lock when it drops the session")
+                        .hasMessageNotContaining("retried in the background");
+            }
             // Ceiling, not a measurement: the release waits 2 s for the server, never the session's 10 s read timeout.
             assertThat(millisSince(unlocking)).isLessThan(5000);
             assertThat(held.isHeld()).isFalse();
