@@ -87,8 +87,7 @@ final class HikariLockConnections {
 
         @Override
         public Connection getConnection() throws SQLException {
-            HikariCredentialsProvider provider = config.getCredentialsProvider();
-            Credentials credentials = provider != null ? provider.getCredentials() : null;
+            Credentials credentials = providedCredentials();
             Connection connection = credentials != null
                     ? opener.getConnection(credentials.getUsername(), credentials.getPassword())
                     : opener.getConnection();
@@ -99,6 +98,20 @@ final class HikariLockConnections {
                 connection.close();
                 throw ex;
             }
+        }
+
+        /**
+         * The credentials of the pool's credentials provider, or {@code null} when it has none; HikariCP before 6 (the
+         * one Spring Boot 3.5 manages) has no such provider, and its user and password are the opener's.
+         */
+        private @Nullable Credentials providedCredentials() {
+            HikariCredentialsProvider provider;
+            try {
+                provider = config.getCredentialsProvider();
+            } catch (LinkageError olderHikari) {
+                return null;
+            }
+            return provider != null ? provider.getCredentials() : null;
         }
 
         /** What HikariCP does to each new connection that a session connection needs too. */
