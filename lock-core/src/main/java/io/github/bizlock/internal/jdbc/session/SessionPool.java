@@ -8,10 +8,16 @@ import java.time.Duration;
 import java.util.Deque;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,13 +30,24 @@ import org.springframework.dao.TransientDataAccessResourceException;
  * queues for one, first come first served, for as long as its wait time lasts; only then does it fail, with an error
  * that names the setting. Idle connections are kept for reuse; a connection whose session died is closed.
  *
+ * <p>A connection is opened on a thread of the pool's own, so that a database that accepts the connection and then
+ * says nothing (a half-open network) cannot hold the caller past its deadline: the caller gives up at its deadline plus
+ * {@link #OPEN_GRACE}, and the open goes on without it, keeping the caller's place in the pool until it ends.
+ *
  * <p>The dedicated {@code DataSource} should open plain connections (e.g. a {@code DriverManagerDataSource}) without
- * Connector/J's {@code autoReconnect}: a reconnected session has lost its locks.
+ * Connector/J's {@code autoReconnect}: a reconnected session has lost its locks. It is called from the pool's own
+ * threads, so it must not depend on the caller's thread (a routing DataSource keyed by a thread-local).
  */
 final class SessionPool {
 
     /** How long a statement other than a lock wait may take before the connection counts as dead. */
     static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(10);
+
+    /**
+     * How long past its deadline an acquisition waits for a session to be opened or checked: a wait of zero must still
+     * be able to open a connection to a database that answers.
+     */
+    static final Duration OPEN_GRACE = Duration.ofSeconds(1);
 
     private static final Logger log = LoggerFactory.getLogger(SessionPool.class);
     private static final long VALIDATE_AFTER_IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -42,6 +59,14 @@ final class SessionPool {
     private final Semaphore permits;
     private final Deque<Session> idle = new ConcurrentLinkedDeque<>();
     private final Set<Session> lent = ConcurrentHashMap.newKeySet();
+    /** Opens that their caller gave up on and that still hold its permit. */
+    private final AtomicInteger unanswered = new AtomicInteger();
+
+    private final ExecutorService opener = Executors.newCachedThreadPool(task -> {
+        Thread thread = new Thread(task, "bizlock-session-open");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     private volatile boolean closed;
 
@@ -79,22 +104,48 @@ final class SessionPool {
         requireOpen();
         long waitNanos = Math.max(0, deadlineNanos - System.nanoTime());
         if (!permits.tryAcquire(waitNanos, TimeUnit.NANOSECONDS)) {
+            int opening = unanswered.get();
             throw new TransientDataAccessResourceException("All " + maxSessions + " bizlock session connections"
                     + " stayed held by locks throughout the wait (" + TimeUnit.NANOSECONDS.toMillis(waitNanos)
-                    + " ms); raise " + property + ", hold fewer ROW/NAMED locks at once, or wait longer");
+                    + " ms)"
+                    + (opening == 0
+                            ? ""
+                            : ", " + opening + " of them by connections being opened that the"
+                                    + " database has not answered yet (is it reachable?)")
+                    + "; raise " + property + ", hold fewer ROW/NAMED locks at once, or wait longer");
         }
+        long giveUpNanos = deadlineNanos + OPEN_GRACE.toNanos();
+        boolean permitHeld = true;
         Session session = null;
         try {
             requireOpen();
             while ((session = idle.pollFirst()) != null) {
-                if (System.nanoTime() - session.idleSinceNanos < VALIDATE_AFTER_IDLE_NANOS || isValid(session)) {
+                if (System.nanoTime() - session.idleSinceNanos < VALIDATE_AFTER_IDLE_NANOS
+                        || isValid(session, giveUpNanos)) {
                     session.reset();
                     break;
                 }
                 closeQuietly(session.connection());
             }
             if (session == null) {
-                session = open();
+                CompletableFuture<Session> opening = CompletableFuture.supplyAsync(this::open, opener);
+                try {
+                    session = opening.get(Math.max(0, giveUpNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (TimeoutException | InterruptedException ex) {
+                    handOver(opening);
+                    permitHeld = false;
+                    if (ex instanceof InterruptedException interrupted) {
+                        throw interrupted;
+                    }
+                    throw new TransientDataAccessResourceException("bizlock could not open a session connection for"
+                            + " a ROW/NAMED lock before the deadline (its wait plus " + OPEN_GRACE.toMillis()
+                            + " ms): the database has not answered yet; check that it is reachable");
+                } catch (ExecutionException ex) {
+                    throw ex.getCause() instanceof RuntimeException failure
+                            ? failure
+                            : new DataAccessResourceFailureException(
+                                    "bizlock could not open a session connection for a ROW/NAMED lock", ex.getCause());
+                }
             }
             lent.add(session);
             // close() may have run since the check above, without seeing this session.
@@ -105,9 +156,27 @@ final class SessionPool {
                 lent.remove(session);
                 closeQuietly(session.connection());
             }
-            permits.release();
+            if (permitHeld) {
+                permits.release();
+            }
             throw ex;
         }
+    }
+
+    /**
+     * Lets an open that its caller gave up on go on with the caller's permit: what it opens is kept for the next
+     * borrower, and the permit is given back when it ends.
+     */
+    private void handOver(CompletableFuture<Session> opening) {
+        unanswered.incrementAndGet();
+        opening.whenComplete((session, failure) -> {
+            unanswered.decrementAndGet();
+            if (session != null) {
+                giveBack(session);
+            } else {
+                permits.release();
+            }
+        });
     }
 
     private void requireOpen() {
@@ -124,6 +193,10 @@ final class SessionPool {
             closeQuietly(session.connection());
         } else {
             idle.addFirst(session);
+            // close() may have emptied the idle sessions between the check and the add.
+            if (closed && idle.remove(session)) {
+                closeQuietly(session.connection());
+            }
         }
         permits.release();
     }
@@ -158,9 +231,13 @@ final class SessionPool {
         }
     }
 
-    private boolean isValid(Session session) {
+    /** Whether an idle session still answers, asked with a timeout that ends near {@code giveUpNanos}. */
+    private boolean isValid(Session session, long giveUpNanos) {
+        long seconds =
+                TimeUnit.NANOSECONDS.toSeconds(giveUpNanos - System.nanoTime() + TimeUnit.SECONDS.toNanos(1) - 1);
         try {
-            return session.connection().isValid((int) STATEMENT_TIMEOUT.toSeconds());
+            // Seconds are all isValid takes, and 0 would mean no timeout at all.
+            return session.connection().isValid((int) Math.max(1, Math.min(STATEMENT_TIMEOUT.toSeconds(), seconds)));
         } catch (SQLException ex) {
             return false;
         }
@@ -177,6 +254,8 @@ final class SessionPool {
     /** Closes every session, idle or holding a lock (the server frees the locks of closed sessions). */
     void close() {
         closed = true;
+        // An open still under way closes what it opens (giveBack sees the pool closed).
+        opener.shutdown();
         Session session;
         while ((session = idle.pollFirst()) != null) {
             closeQuietly(session.connection());
