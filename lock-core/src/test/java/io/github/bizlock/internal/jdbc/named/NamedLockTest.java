@@ -9,12 +9,19 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.session.AbstractSessionLockTest;
 import io.github.bizlock.internal.jdbc.session.SessionLocks;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 class NamedLockTest extends AbstractSessionLockTest {
 
@@ -77,6 +84,53 @@ class NamedLockTest extends AbstractSessionLockTest {
         System.out.printf(
                 "%s NAMED: %d of %d waiters cancelled as the lock was released got it first%n",
                 server(), granted, rounds);
+    }
+
+    /**
+     * The deterministic half of the test above: a session that holds a named lock when its wait is ended by the kill at
+     * its deadline (here one taken when it was opened, as a {@code GET_LOCK} granted just as the kill ended it would
+     * leave it) holds none once the wait has failed, and none when it is lent to the next lock.
+     */
+    @Test
+    void aSessionWhoseWaitWasKilledHoldsNoNamedLockAfterwards() throws Exception {
+        String stray = "stray-" + Integer.toHexString(name.hashCode());
+        DataSource holdingStray =
+                new DelegatingDataSource(
+                        new DriverManagerDataSource(database.jdbcUrl(), database.username(), database.password())) {
+                    @Override
+                    public Connection getConnection() throws SQLException {
+                        Connection connection = super.getConnection();
+                        // The canceller's connection (it kills the wait) must not take the lock; the session's does.
+                        if (Thread.currentThread().getName().equals("bizlock-session-canceller")) {
+                            return connection;
+                        }
+                        try (Statement statement = connection.createStatement();
+                                ResultSet row = statement.executeQuery("SELECT GET_LOCK('" + stray + "', 0)")) {
+                            row.next();
+                            assertThat(row.getInt(1)).isEqualTo(1);
+                        }
+                        return connection;
+                    }
+                };
+        try (SessionLocks c = SessionLocks.open(
+                        LockMode.NAMED,
+                        io.github.bizlock.LockFixture.dao(dataSource),
+                        holdingStray,
+                        1,
+                        Duration.ofSeconds(5));
+                LockHandle held = a.template().acquire(name, "1")) {
+            assertThat(c.template().tryAcquire(name, "1", Duration.ofMillis(300)))
+                    .isEmpty();
+            assertThat(jdbc.queryForObject("SELECT IS_USED_LOCK(?)", Long.class, stray))
+                    .as("the session whose wait was killed went back to the pool holding no named lock")
+                    .isNull();
+            try (LockHandle next = c.template().acquire(name, "2")) {
+                assertThat(next.isHeld()).isTrue();
+                assertThat(jdbc.queryForObject("SELECT IS_USED_LOCK(?)", Long.class, stray))
+                        .as("the session lent again holds only its new lock")
+                        .isNull();
+            }
+        }
     }
 
     private SessionLocks longLease() {
