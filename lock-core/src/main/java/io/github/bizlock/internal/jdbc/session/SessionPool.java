@@ -14,11 +14,13 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessResourceFailureException;
@@ -63,7 +65,8 @@ final class SessionPool {
     private final AtomicInteger unanswered = new AtomicInteger();
 
     private final ExecutorService opener = Executors.newCachedThreadPool(task -> {
-        Thread thread = new Thread(task, "bizlock-session-open");
+        // No inherited thread-locals: the first caller's would stay with a thread that serves every later one.
+        Thread thread = new Thread(null, task, "bizlock-session-open", 0, false);
         thread.setDaemon(true);
         return thread;
     });
@@ -88,7 +91,7 @@ final class SessionPool {
         this.permits = new Semaphore(maxSessions, true);
     }
 
-    /** Sessions handed out and not yet given back or discarded. */
+    /** Sessions handed out and not yet given back or discarded, and opens still under way for a caller that gave up. */
     int heldCount() {
         return maxSessions - permits.availablePermits();
     }
@@ -104,31 +107,16 @@ final class SessionPool {
         requireOpen();
         long waitNanos = Math.max(0, deadlineNanos - System.nanoTime());
         if (!permits.tryAcquire(waitNanos, TimeUnit.NANOSECONDS)) {
-            int opening = unanswered.get();
-            throw new TransientDataAccessResourceException("All " + maxSessions + " bizlock session connections"
-                    + " stayed held by locks throughout the wait (" + TimeUnit.NANOSECONDS.toMillis(waitNanos)
-                    + " ms)"
-                    + (opening == 0
-                            ? ""
-                            : ", " + opening + " of them by connections being opened that the"
-                                    + " database has not answered yet (is it reachable?)")
-                    + "; raise " + property + ", hold fewer ROW/NAMED locks at once, or wait longer");
+            throw exhausted(waitNanos);
         }
         long giveUpNanos = deadlineNanos + OPEN_GRACE.toNanos();
         boolean permitHeld = true;
         Session session = null;
         try {
             requireOpen();
-            while ((session = idle.pollFirst()) != null) {
-                if (System.nanoTime() - session.idleSinceNanos < VALIDATE_AFTER_IDLE_NANOS
-                        || isValid(session, giveUpNanos)) {
-                    session.reset();
-                    break;
-                }
-                closeQuietly(session.connection());
-            }
+            session = idleSession(giveUpNanos);
             if (session == null) {
-                CompletableFuture<Session> opening = CompletableFuture.supplyAsync(this::open, opener);
+                CompletableFuture<Session> opening = startOpen();
                 try {
                     session = opening.get(Math.max(0, giveUpNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
                 } catch (TimeoutException | InterruptedException ex) {
@@ -137,14 +125,9 @@ final class SessionPool {
                     if (ex instanceof InterruptedException interrupted) {
                         throw interrupted;
                     }
-                    throw new TransientDataAccessResourceException("bizlock could not open a session connection for"
-                            + " a ROW/NAMED lock before the deadline (its wait plus " + OPEN_GRACE.toMillis()
-                            + " ms): the database has not answered yet; check that it is reachable");
+                    throw notAnswered("open");
                 } catch (ExecutionException ex) {
-                    throw ex.getCause() instanceof RuntimeException failure
-                            ? failure
-                            : new DataAccessResourceFailureException(
-                                    "bizlock could not open a session connection for a ROW/NAMED lock", ex.getCause());
+                    throw openFailure(ex.getCause());
                 }
             }
             lent.add(session);
@@ -163,6 +146,75 @@ final class SessionPool {
         }
     }
 
+    private TransientDataAccessResourceException exhausted(long waitNanos) {
+        int opening = unanswered.get();
+        String all = "All " + maxSessions + " bizlock session connections stayed held";
+        String wait = " throughout the wait (" + TimeUnit.NANOSECONDS.toMillis(waitNanos) + " ms)";
+        if (opening == maxSessions) {
+            return new TransientDataAccessResourceException(all + wait + " by connections being opened that the"
+                    + " database has not answered yet: check that it is reachable (they end with the driver's connect"
+                    + " timeout)");
+        }
+        return new TransientDataAccessResourceException(all + " by locks" + wait
+                + (opening == 0
+                        ? ""
+                        : ", " + opening + " of them by connections being opened that the database has not answered"
+                                + " yet")
+                + "; raise " + property + ", hold fewer ROW/NAMED locks at once, or wait longer");
+    }
+
+    private static TransientDataAccessResourceException notAnswered(String step) {
+        return new TransientDataAccessResourceException("bizlock could not " + step + " a session connection for a"
+                + " ROW/NAMED lock before the deadline (its wait plus " + OPEN_GRACE.toMillis() + " ms): the database"
+                + " has not answered yet; check that it is reachable");
+    }
+
+    private static RuntimeException openFailure(Throwable cause) {
+        if (cause instanceof RuntimeException failure) {
+            return failure;
+        }
+        if (cause instanceof Error error) {
+            throw error;
+        }
+        return new DataAccessResourceFailureException(
+                "bizlock could not open a session connection for a ROW/NAMED lock", cause);
+    }
+
+    /**
+     * The most recently used idle session that still answers, or {@code null} if there is none. A session idle for a
+     * while is checked first, within the time left until {@code giveUpNanos}; one that has no time left to be checked
+     * stays idle, and the borrower is told the database has not answered.
+     */
+    private @Nullable Session idleSession(long giveUpNanos) {
+        Session session;
+        while ((session = idle.pollFirst()) != null) {
+            if (System.nanoTime() - session.idleSinceNanos < VALIDATE_AFTER_IDLE_NANOS) {
+                break;
+            }
+            if (giveUpNanos - System.nanoTime() <= 0) {
+                keepIdle(session);
+                throw notAnswered("check");
+            }
+            if (isValid(session, giveUpNanos)) {
+                break;
+            }
+            closeQuietly(session.connection());
+        }
+        if (session != null) {
+            session.reset();
+        }
+        return session;
+    }
+
+    private CompletableFuture<Session> startOpen() {
+        try {
+            return CompletableFuture.supplyAsync(this::open, opener);
+        } catch (RejectedExecutionException ex) {
+            requireOpen(); // close() shut the opener down since the last check
+            throw ex;
+        }
+    }
+
     /**
      * Lets an open that its caller gave up on go on with the caller's permit: what it opens is kept for the next
      * borrower, and the permit is given back when it ends.
@@ -171,9 +223,14 @@ final class SessionPool {
         unanswered.incrementAndGet();
         opening.whenComplete((session, failure) -> {
             unanswered.decrementAndGet();
-            if (session != null) {
-                giveBack(session);
-            } else {
+            if (session == null) {
+                log.debug("bizlock: a session connection opened after its caller gave up failed", failure);
+                permits.release();
+                return;
+            }
+            try {
+                keepIdle(session);
+            } finally {
                 permits.release();
             }
         });
@@ -189,16 +246,24 @@ final class SessionPool {
     void giveBack(Session session) {
         lent.remove(session);
         session.idleSinceNanos = System.nanoTime();
+        try {
+            keepIdle(session);
+        } finally {
+            permits.release();
+        }
+    }
+
+    /** Keeps a session for reuse, or closes it if the pool is closed. */
+    private void keepIdle(Session session) {
         if (closed) {
             closeQuietly(session.connection());
-        } else {
-            idle.addFirst(session);
-            // close() may have emptied the idle sessions between the check and the add.
-            if (closed && idle.remove(session)) {
-                closeQuietly(session.connection());
-            }
+            return;
         }
-        permits.release();
+        idle.addFirst(session);
+        // close() may have emptied the idle sessions between the check and the add.
+        if (closed && idle.remove(session)) {
+            closeQuietly(session.connection());
+        }
     }
 
     /** Closes a session that died or is in an unknown state; the server frees whatever it held. */
@@ -212,6 +277,9 @@ final class SessionPool {
         Connection connection = null;
         try {
             connection = dataSource.getConnection();
+            // The driver's connect timeout ends at the handshake: the statements that follow must not wait for ever
+            // on a network that went silent after it.
+            connection.setNetworkTimeout(Runnable::run, (int) STATEMENT_TIMEOUT.toMillis());
             setup.prepare(connection);
             long id;
             try (Statement statement = connection.createStatement();
@@ -219,9 +287,7 @@ final class SessionPool {
                 row.next();
                 id = row.getLong(1);
             }
-            Session session = new Session(connection, id);
-            session.readTimeout(STATEMENT_TIMEOUT.toMillis());
-            return session;
+            return new Session(connection, id);
         } catch (SQLException ex) {
             if (connection != null) {
                 closeQuietly(connection);
