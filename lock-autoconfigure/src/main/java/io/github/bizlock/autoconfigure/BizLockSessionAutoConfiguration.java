@@ -32,7 +32,10 @@ public final class BizLockSessionAutoConfiguration {
      * Where held sessions connect: plain connections with the lock DataSource's settings (from HikariCP all of them:
      * URL, credentials, driver properties such as TLS, init SQL; from another pool its URL and credentials). The engines keep
      * idle ones for reuse, and a pool in between would only hide a dead session behind a fresh one. Not a
-     * {@link DataSource} bean, so the application's DataSource stays the only one.
+     * {@link DataSource} bean, so the application's DataSource stays the only one. A DataSource of your own here is
+     * called from bizlock's threads (a connection is opened on a thread of its own, so that a database that does not
+     * answer cannot hold the caller past its deadline): it must not depend on the caller's thread, as a routing
+     * DataSource keyed by a thread-local would.
      */
     public record SessionConnections(DataSource dataSource) {}
 
