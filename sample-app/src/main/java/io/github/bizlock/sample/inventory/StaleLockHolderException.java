@@ -11,10 +11,18 @@ public class StaleLockHolderException extends RuntimeException {
     private final transient Restock refused;
 
     public StaleLockHolderException(String sku, long token, long lastToken, int stock) {
-        super("Refused the write to " + sku + " with fencing token " + token + ": the stock was last written with"
+        this(new Restock(sku, false, stock, token, why(sku, token, lastToken)));
+    }
+
+    private StaleLockHolderException(Restock refused) {
+        super(refused.detail());
+        this.refused = refused;
+    }
+
+    private static String why(String sku, long token, long lastToken) {
+        return "Refused the write to " + sku + " with fencing token " + token + ": the stock was last written with"
                 + " token " + lastToken + ", by a newer lock holder. This holder's lease ran out while it paused, so"
-                + " its lock was no longer exclusive, and its write would have undone the newer one");
-        this.refused = new Restock(sku, false, stock, token, getMessage());
+                + " its lock was no longer exclusive, and its write would have undone the newer one";
     }
 
     /** The answer to the refused restock. */

@@ -55,6 +55,7 @@ public final class NamedLockEngine extends SessionLockEngine {
     public NamedLockEngine(
             BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner, Duration heartbeat) {
         super(
+                LockMode.NAMED,
                 dao,
                 sessionDataSource,
                 maxSessions,
@@ -68,11 +69,6 @@ public final class NamedLockEngine extends SessionLockEngine {
     /** With the {@linkplain #DEFAULT_HEARTBEAT default heartbeat}. */
     public NamedLockEngine(BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner) {
         this(dao, sessionDataSource, maxSessions, owner, DEFAULT_HEARTBEAT);
-    }
-
-    @Override
-    public LockMode mode() {
-        return LockMode.NAMED;
     }
 
     /** The name passed to {@code GET_LOCK} for a lock. */

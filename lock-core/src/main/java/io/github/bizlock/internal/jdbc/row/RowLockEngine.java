@@ -54,7 +54,15 @@ public final class RowLockEngine extends SessionLockEngine {
      */
     public RowLockEngine(
             BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner, Duration heartbeat) {
-        super(dao, sessionDataSource, maxSessions, owner, heartbeat, RowLockEngine::prepare, "SELECT ... FOR UPDATE");
+        super(
+                LockMode.ROW,
+                dao,
+                sessionDataSource,
+                maxSessions,
+                owner,
+                heartbeat,
+                RowLockEngine::prepare,
+                "SELECT ... FOR UPDATE");
         this.sql = RowSql.of(dao.dialect());
     }
 
@@ -66,11 +74,6 @@ public final class RowLockEngine extends SessionLockEngine {
     private static void prepare(Connection connection) throws SQLException {
         connection.setAutoCommit(false);
         connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-    }
-
-    @Override
-    public LockMode mode() {
-        return LockMode.ROW;
     }
 
     /** Locks the row; a missing row is created in a transaction of its own, and then locked by the next attempt. */

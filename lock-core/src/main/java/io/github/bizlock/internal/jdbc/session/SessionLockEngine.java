@@ -1,6 +1,7 @@
 package io.github.bizlock.internal.jdbc.session;
 
 import io.github.bizlock.LockAcquisitionException;
+import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
@@ -61,8 +62,10 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
     private final String lockStatement;
     private final Duration heartbeat;
     private final @Nullable String clusterRefusal;
+    private final LockMode mode;
 
     /**
+     * @param mode the mode whose locks this engine takes
      * @param dao the lock tables' DAO
      * @param sessionDataSource a dedicated data source for held connections, not the application's pool
      * @param maxSessions how many locks of this mode this process may hold at once
@@ -73,6 +76,7 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
      * @param lockStatement the statement that takes the lock, named in errors
      */
     protected SessionLockEngine(
+            LockMode mode,
             BizLockDao dao,
             DataSource sessionDataSource,
             int maxSessions,
@@ -83,17 +87,21 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         if (heartbeat.isNegative() || heartbeat.isZero()) {
             throw new IllegalArgumentException("bizlock.session.heartbeat must be positive, was " + heartbeat);
         }
+        this.mode = mode;
         this.heartbeat = heartbeat;
         this.tokenIssuer = dao.tokens();
         this.owner = owner;
         this.lockStatement = lockStatement;
         // A lock of one node: refused on a multi-writer cluster unless the user declared a single writer.
-        this.clusterRefusal = dao.dialect()
-                .topology()
-                .sessionLockRefusal(mode(), lockStatement)
-                .orElse(null);
+        this.clusterRefusal =
+                dao.dialect().topology().sessionLockRefusal(mode, lockStatement).orElse(null);
         this.sessions = new SessionPool(sessionDataSource, maxSessions, MAX_SESSIONS_PROPERTY, setup);
         this.canceller = new SessionCanceller(sessionDataSource);
+    }
+
+    @Override
+    public final LockMode mode() {
+        return mode;
     }
 
     /**
