@@ -134,6 +134,11 @@ public final class Session {
 
     /** Sets how long the session's next reads may block, in milliseconds from now ({@code 0}: without limit). */
     void readTimeout(long millis) throws SQLException {
+        readTimeout(connection, millis);
+    }
+
+    /** Sets how long a connection's next reads may block, in milliseconds from now ({@code 0}: without limit). */
+    static void readTimeout(Connection connection, long millis) throws SQLException {
         connection.setNetworkTimeout(DIRECT, (int) Math.min(Integer.MAX_VALUE, Math.max(0, millis)));
     }
 

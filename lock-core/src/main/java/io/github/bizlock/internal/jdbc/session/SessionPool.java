@@ -279,7 +279,7 @@ final class SessionPool {
             connection = dataSource.getConnection();
             // The driver's connect timeout ends at the handshake: the statements that follow must not wait for ever
             // on a network that went silent after it.
-            connection.setNetworkTimeout(Runnable::run, (int) STATEMENT_TIMEOUT.toMillis());
+            Session.readTimeout(connection, STATEMENT_TIMEOUT.toMillis());
             setup.prepare(connection);
             long id;
             try (Statement statement = connection.createStatement();
@@ -299,11 +299,10 @@ final class SessionPool {
 
     /** Whether an idle session still answers, asked with a timeout that ends near {@code giveUpNanos}. */
     private boolean isValid(Session session, long giveUpNanos) {
-        long seconds =
-                TimeUnit.NANOSECONDS.toSeconds(giveUpNanos - System.nanoTime() + TimeUnit.SECONDS.toNanos(1) - 1);
+        // Whole seconds are all isValid takes (ceilSeconds gives at least 1: 0 would mean no timeout at all).
+        long seconds = SessionSupport.ceilSeconds(giveUpNanos - System.nanoTime());
         try {
-            // Seconds are all isValid takes, and 0 would mean no timeout at all.
-            return session.connection().isValid((int) Math.max(1, Math.min(STATEMENT_TIMEOUT.toSeconds(), seconds)));
+            return session.connection().isValid((int) Math.min(STATEMENT_TIMEOUT.toSeconds(), seconds));
         } catch (SQLException ex) {
             return false;
         }
