@@ -60,7 +60,7 @@ class FaultSoakTest {
     @Test
     void locksHoldUnderScheduledFaults(TestDatabase database) throws Exception {
         long target = Long.getLong("bizlock.soak.acquisitions", 1_000_000);
-        long maxMinutes = Long.getLong("bizlock.soak.max-minutes", 30);
+        long maxMinutes = Long.getLong("bizlock.soak.max-minutes", 60);
         List<String> rows = new ArrayList<>();
         List<String> failures = new ArrayList<>();
         ContractManagers.createSchema(LockMode.LEASE, database.dataSource()); // one schema serves every mode
