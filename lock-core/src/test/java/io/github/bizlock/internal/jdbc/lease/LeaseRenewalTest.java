@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -41,6 +42,7 @@ class LeaseRenewalTest {
     }
 
     @Test
+    @Tag("slow")
     void watchdogKeepsAFiveSecondLeaseForTwelveSeconds(DataSource dataSource) throws Exception {
         BizLockDao dao = LockFixture.dao(dataSource);
         try (LockManager holder =

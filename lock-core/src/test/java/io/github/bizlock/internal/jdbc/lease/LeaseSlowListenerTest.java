@@ -25,6 +25,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -159,6 +160,7 @@ class LeaseSlowListenerTest {
     }
 
     @Test
+    @Tag("slow")
     void closeGivesQueuedNotificationsABoundedTime(DataSource dataSource) throws Exception {
         BizLockDao dao = LockFixture.dao(dataSource);
         CountDownLatch listening = new CountDownLatch(1);

@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
@@ -72,6 +73,7 @@ class NamedLockTest extends AbstractSessionLockTest {
      * round nobody holds the lock ({@code IS_USED_LOCK} is NULL), and the holder takes it again at once.
      */
     @Test
+    @Tag("slow")
     void aWaitGrantedAsItIsCancelledLeavesNoSessionHoldingTheLock() throws Exception {
         String serverName = engine().serverLockName(new LockKey(name, "1"));
         int rounds = 60;

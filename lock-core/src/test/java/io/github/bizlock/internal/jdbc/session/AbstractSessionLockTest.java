@@ -455,6 +455,7 @@ public abstract class AbstractSessionLockTest {
     }
 
     @Test
+    @Tag("slow")
     void interruptsJustAfterAWaitStartsEndItPromptly() throws Exception {
         try (LockHandle held = b.template().acquire(name, "1")) {
             java.util.concurrent.locks.Lock waitingForever = a.template().asLock(name, "1");
