@@ -38,6 +38,20 @@ class BackoffTest {
     }
 
     @Test
+    void aShiftThatWrapsToExactlyZeroIsCappedAtMaxNotAZeroPause() {
+        // 2^44 ns shifted left by 20 wraps to 0, not to a negative number: still past max, not "no pause".
+        Backoff backoff = new Backoff(Duration.ofNanos(1L << 44), Duration.ofNanos(1L << 45));
+        assertDrawnBetween(backoff, 21, 1L << 44, 1L << 45);
+    }
+
+    @Test
+    void theCeilingItselfCanBeDrawn() {
+        // The upper bound is inclusive: a one-nanosecond backoff pauses 0 or 1 ns, and a two-nanosecond one 1 or 2.
+        assertDrawnBetween(new Backoff(Duration.ofNanos(1), Duration.ofNanos(1)), 1, 0, 1);
+        assertDrawnBetween(new Backoff(Duration.ofNanos(2), Duration.ofNanos(2)), 1, 1, 2);
+    }
+
+    @Test
     void initialEqualToMaxIsAllowed() {
         Backoff backoff = new Backoff(Duration.ofMillis(5), Duration.ofMillis(5));
         assertDrawnBetween(backoff, 4, 2_500_000, 5_000_000);
