@@ -64,6 +64,8 @@ public final class TestDatabase implements AutoCloseable {
     @Override
     public void close() {
         dataSource.close();
-        TestDatabases.execute(server.server(), "DROP DATABASE IF EXISTS " + name);
+        // A lock some test left held (a ROW lock's open transaction) would make the drop wait for it without end,
+        // and a mutation run's minion with it: fail the test class after 30 s instead.
+        TestDatabases.execute(server.server(), "SET SESSION lock_wait_timeout = 30", "DROP DATABASE IF EXISTS " + name);
     }
 }

@@ -45,13 +45,20 @@ public final class TestDatabases {
         return new TestDatabase(info, name);
     }
 
-    static void execute(DatabaseServer server, String sql) {
+    /** Runs the statements one after the other on one connection of the server. */
+    static void execute(DatabaseServer server, String... statements) {
         try (Connection connection =
                         DriverManager.getConnection(server.jdbcUrl(""), server.username(), server.password());
                 Statement statement = connection.createStatement()) {
-            statement.execute(sql);
+            for (String sql : statements) {
+                try {
+                    statement.execute(sql);
+                } catch (SQLException ex) {
+                    throw new IllegalStateException("'" + sql + "' failed on the test server: " + ex.getMessage(), ex);
+                }
+            }
         } catch (SQLException ex) {
-            throw new IllegalStateException("'" + sql + "' failed on the test server: " + ex.getMessage(), ex);
+            throw new IllegalStateException("The test server refused a connection: " + ex.getMessage(), ex);
         }
     }
 
