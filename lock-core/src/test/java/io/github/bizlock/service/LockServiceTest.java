@@ -209,13 +209,18 @@ class LockServiceTest {
                         .build();
                 // A name per mode: each lock name is bound to one mode.
                 String name = "job-" + mode;
-                assertThat(holder.template().tryAcquire(name, "nightly", Duration.ZERO))
-                        .isPresent();
                 LockOptions sameMode = LockOptions.defaults().mode(mode);
-                assertThat(other.template().tryAcquire(name, "nightly", sameMode))
-                        .as(mode + " lock held by the first service")
-                        .isEmpty();
-                holder.close();
+                try {
+                    assertThat(holder.template().tryAcquire(name, "nightly", Duration.ZERO))
+                            .isPresent();
+                    assertThat(other.template().tryAcquire(name, "nightly", sameMode))
+                            .as(mode + " lock held by the first service")
+                            .isEmpty();
+                } finally {
+                    // Also when an assertion fails: a session left holding its lock would block the DROP DATABASE
+                    // of the test database's clean-up for ever (it hung a mutation run).
+                    holder.close();
+                }
                 // The server frees the lock when it has ended the closed session, a few milliseconds later.
                 Optional<LockHandle> freed =
                         other.template().tryAcquire(name, "nightly", sameMode.waitTime(Duration.ofSeconds(5)));
