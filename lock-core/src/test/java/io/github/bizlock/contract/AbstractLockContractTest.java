@@ -405,8 +405,10 @@ public abstract class AbstractLockContractTest {
                     .isInstanceOf(CannotAcquireLockException.class)
                     .hasMessageContaining(lockName + "/1")
                     .hasMessageContaining("PT0.2S")
-                    .satisfies(ex -> assertThat(((LockAcquisitionException) ex).lockKey())
-                            .isEqualTo("1"));
+                    .satisfies(ex -> {
+                        assertThat(((LockAcquisitionException) ex).lockName()).isEqualTo(lockName);
+                        assertThat(((LockAcquisitionException) ex).lockKey()).isEqualTo("1");
+                    });
             assertThat(other.execute(lockName, "2", briefly, () -> "ran")).isEqualTo("ran");
             assertThat(other.tryExecute(lockName, "1", Duration.ZERO, () -> "ran")
                             .wasExecuted())

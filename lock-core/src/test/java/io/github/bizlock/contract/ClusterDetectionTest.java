@@ -106,17 +106,19 @@ class ClusterDetectionTest {
 
     @Test
     void aServiceWhoseDefaultModeIsRefusedFailsToStart(DataSource dataSource) {
-        LockService.Builder builder = LockService.builder(dataSource)
-                .defaultMode(LockMode.NAMED)
-                .sessionDataSource(SessionLocks.dedicated(dataSource))
-                .housekeeping(false);
-        if (cluster) {
-            assertThatIllegalStateException()
-                    .isThrownBy(builder::build)
-                    .withMessageContaining("refuses NAMED")
-                    .withMessageContaining("singleWriter(true)");
-            builder.singleWriter(true);
+        for (LockMode mode : new LockMode[] {LockMode.ROW, LockMode.NAMED}) {
+            LockService.Builder builder = LockService.builder(dataSource)
+                    .defaultMode(mode)
+                    .sessionDataSource(SessionLocks.dedicated(dataSource))
+                    .housekeeping(false);
+            if (cluster) {
+                assertThatIllegalStateException()
+                        .isThrownBy(builder::build)
+                        .withMessageContaining("refuses " + mode)
+                        .withMessageContaining("singleWriter(true)");
+                builder.singleWriter(true);
+            }
+            builder.build().close();
         }
-        builder.build().close();
     }
 }
