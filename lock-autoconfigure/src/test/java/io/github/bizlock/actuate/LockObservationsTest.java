@@ -82,6 +82,9 @@ class LockObservationsTest {
                     .orElseThrow()
                     .unlock();
 
+            assertThat(registry.getCurrentObservation())
+                    .as("each acquisition's scope is closed when it ends")
+                    .isNull();
             assertThat(recorder.started).hasSize(3);
             assertThat(recorder.stopped).hasSize(3);
             Observation.Context acquired = recorder.stopped.get(0);
