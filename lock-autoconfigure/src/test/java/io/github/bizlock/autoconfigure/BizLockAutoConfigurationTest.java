@@ -30,6 +30,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
@@ -40,6 +41,7 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -475,6 +477,47 @@ class BizLockAutoConfigurationTest {
                     .hasMessageContaining("firstDataSource")
                     .hasMessageContaining("secondDataSource");
         });
+    }
+
+    @Test
+    void aBlankDataSourcePropertyMeansTheApplicationsOnlyDataSource() {
+        runner.withPropertyValues("bizlock.datasource= ", "bizlock.table-name=lock_blank_datasource")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(tableExists(database.dataSource(), "lock_blank_datasource"))
+                            .isTrue();
+                });
+    }
+
+    @Test
+    void withoutFlywayMigrationFailsTheStartNamingThePropertyAndCheckingAloneStarts() {
+        runner.withClassLoader(new FilteredClassLoader("org.flywaydb"))
+                .withPropertyValues("bizlock.table-name=lock_without_flyway")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
+                            .isInstanceOf(BizLockPropertyException.class)
+                            .hasMessageContaining("bizlock.migration.enabled=true: Flyway is not on the class path");
+                });
+        runner.withPropertyValues("bizlock.table-name=lock_without_flyway")
+                .run(context -> assertThat(context).hasNotFailed());
+        runner.withClassLoader(new FilteredClassLoader("org.flywaydb"))
+                .withPropertyValues("bizlock.table-name=lock_without_flyway", "bizlock.migration.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void closesItsPoolOfLockWriteConnectionsWithTheContext() {
+        AtomicReference<HikariDataSource> writes = new AtomicReference<>();
+        runner.withPropertyValues("bizlock.table-name=lock_write_pool_closed").run(context -> {
+            DataSource pool = context.getBean(BizLockAutoConfiguration.LockWriteConnections.class)
+                    .dataSource();
+            assertThat(pool).isInstanceOf(HikariDataSource.class);
+            writes.set((HikariDataSource) pool);
+            assertThat(writes.get().isClosed()).isFalse();
+        });
+        assertThat(writes.get().isClosed()).isTrue();
     }
 
     @Test
