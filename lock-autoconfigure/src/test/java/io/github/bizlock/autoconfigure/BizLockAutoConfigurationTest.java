@@ -10,7 +10,9 @@ import io.github.bizlock.LockAcquisitionException;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockLostListener;
+import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.TurnOrder;
 import io.github.bizlock.aop.DistributedLockAdvisor;
@@ -279,6 +281,21 @@ class BizLockAutoConfigurationTest {
     }
 
     @Test
+    void theModeAndOnLostPropertiesAreTheDefaultsOfLocksThatNameNone() {
+        runner.withConfiguration(AutoConfigurations.of(BizLockSessionAutoConfiguration.class))
+                .withPropertyValues(
+                        "bizlock.table-name=lock_defaults", "bizlock.mode=named", "bizlock.on-lost=rollback-only")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    LockTemplate template = context.getBean(LockTemplate.class);
+                    assertThat(template.onLost(LockOptions.defaults())).isEqualTo(LockLostPolicy.ROLLBACK_ONLY);
+                    try (LockHandle lock = template.acquire("defaults", "1")) {
+                        assertThat(lock.mode()).isEqualTo(LockMode.NAMED);
+                    }
+                });
+    }
+
+    @Test
     void locksWithoutALeaseTimeGetTheWatchdogLease() {
         runner.withPropertyValues("bizlock.table-name=lock_watchdog", "bizlock.watchdog-lease=12s")
                 .run(context -> {
@@ -508,15 +525,17 @@ class BizLockAutoConfigurationTest {
     }
 
     @Test
-    void closesItsPoolOfLockWriteConnectionsWithTheContext() {
+    void itsPoolOfLockWriteConnectionsHasMaxSizeConnectionsAndClosesWithTheContext() {
         AtomicReference<HikariDataSource> writes = new AtomicReference<>();
-        runner.withPropertyValues("bizlock.table-name=lock_write_pool_closed").run(context -> {
-            DataSource pool = context.getBean(BizLockAutoConfiguration.LockWriteConnections.class)
-                    .dataSource();
-            assertThat(pool).isInstanceOf(HikariDataSource.class);
-            writes.set((HikariDataSource) pool);
-            assertThat(writes.get().isClosed()).isFalse();
-        });
+        runner.withPropertyValues("bizlock.table-name=lock_write_pool_closed", "bizlock.connections.max-size=2")
+                .run(context -> {
+                    DataSource pool = context.getBean(BizLockAutoConfiguration.LockWriteConnections.class)
+                            .dataSource();
+                    assertThat(pool).isInstanceOf(HikariDataSource.class);
+                    writes.set((HikariDataSource) pool);
+                    assertThat(writes.get().getMaximumPoolSize()).isEqualTo(2);
+                    assertThat(writes.get().isClosed()).isFalse();
+                });
         assertThat(writes.get().isClosed()).isTrue();
     }
 
