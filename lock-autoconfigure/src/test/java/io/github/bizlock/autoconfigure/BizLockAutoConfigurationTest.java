@@ -15,6 +15,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.TurnOrder;
+import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.aop.DistributedLockAdvisor;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
@@ -38,6 +39,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
@@ -580,6 +582,34 @@ class BizLockAutoConfigurationTest {
                 .run(context -> assertThat(
                                 context.getBean(DistributedLockAdvisor.class).getOrder())
                         .isEqualTo(7));
+    }
+
+    @Test
+    void proxiesDistributedLockMethodsInAnApplicationWithoutAnAutoProxyCreatorOfItsOwn() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        DataSourceAutoConfiguration.class,
+                        DataSourceTransactionManagerAutoConfiguration.class,
+                        BizLockAutoConfiguration.class))
+                .withPropertyValues(datasource(database))
+                .withPropertyValues("bizlock.table-name=lock_own_proxies")
+                .withUserConfiguration(LockedService.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    LockedService service = context.getBean(LockedService.class);
+                    assertThat(AopUtils.isAopProxy(service)).isTrue();
+                    assertThat(service.heldWhileRunning(context.getBean(BizLockDao.class)))
+                            .isTrue();
+                });
+    }
+
+    /** A bean whose method runs under a lock, and says whether the lock row was held while it ran. */
+    static class LockedService {
+
+        @DistributedLock(name = "own-proxies", key = "'1'")
+        boolean heldWhileRunning(BizLockDao dao) {
+            return dao.find(new LockKey("own-proxies", "1")).orElseThrow().held();
+        }
     }
 
     @Test
