@@ -8,11 +8,13 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.security.Principal;
 import java.time.Duration;
+import java.time.ZoneOffset;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -87,7 +89,16 @@ class BizLocksEndpointTest {
             assertThat(one.truncated())
                     .as("exactly max-locks held: nothing left out")
                     .isFalse();
-            assertThat(one.held().get(0).fencingToken()).isEqualTo(first.fencingToken());
+            BizLocksEndpoint.HeldLock listed = one.held().get(0);
+            LockRow row = dao.find(new LockKey("single", "a")).orElseThrow();
+            assertThat(listed.fencingToken()).isEqualTo(first.fencingToken());
+            assertThat(listed.owner()).isEqualTo(manager.instanceId());
+            assertThat(listed.mode()).isEqualTo(LockMode.LEASE);
+            assertThat(listed.acquiredAt())
+                    .as("the database's time, in UTC")
+                    .isEqualTo(row.acquiredAt().toInstant(ZoneOffset.UTC).toString());
+            assertThat(listed.expiresAt())
+                    .isEqualTo(row.expiresAt().toInstant(ZoneOffset.UTC).toString());
             assertThat(one.instance()).isEqualTo(manager.instanceId());
 
             try (LockHandle second = hold("single", "b")) {
