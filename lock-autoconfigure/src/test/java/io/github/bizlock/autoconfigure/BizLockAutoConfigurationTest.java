@@ -17,6 +17,7 @@ import io.github.bizlock.LockTemplate;
 import io.github.bizlock.TurnOrder;
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.aop.DistributedLockAdvisor;
+import io.github.bizlock.aop.RollbackOnLockLost;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.BizLockDao;
@@ -48,12 +49,15 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerA
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.boot.transaction.autoconfigure.TransactionManagerCustomizationAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
 import org.springframework.context.event.EventListener;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.interceptor.BeanFactoryTransactionAttributeSourceAdvisor;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 
 @ExtendWith(TestDatabaseExtension.class)
 class BizLockAutoConfigurationTest {
@@ -610,6 +614,41 @@ class BizLockAutoConfigurationTest {
         boolean heldWhileRunning(BizLockDao dao) {
             return dao.find(new LockKey("own-proxies", "1")).orElseThrow().held();
         }
+    }
+
+    @Test
+    void refusesToStartWhenADistributedLockMethodWouldRunWithoutItsLock() {
+        runner.withPropertyValues("bizlock.table-name=lock_method_check")
+                .withBean(PrivatelyLocked.class)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasStackTraceContaining("PrivatelyLocked.run() is private");
+                });
+    }
+
+    /** A lock on a method no proxy can intercept. */
+    static class PrivatelyLocked {
+
+        @DistributedLock(name = "job")
+        private void run() {}
+
+        public void call() {
+            run();
+        }
+    }
+
+    @Test
+    void registersTheRollbackOnLockLostListenerWithTheTransactionManager() {
+        // As in an application: Spring Boot adds the TransactionExecutionListener beans to the manager it makes.
+        runner.withConfiguration(AutoConfigurations.of(TransactionManagerCustomizationAutoConfiguration.class))
+                .withPropertyValues("bizlock.table-name=lock_rollback_listener")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    AbstractPlatformTransactionManager transactions =
+                            (AbstractPlatformTransactionManager) context.getBean(PlatformTransactionManager.class);
+                    assertThat(transactions.getTransactionExecutionListeners())
+                            .hasAtLeastOneElementOfType(RollbackOnLockLost.class);
+                });
     }
 
     @Test
