@@ -14,6 +14,7 @@ import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,6 +47,34 @@ class BizLockHealthIndicatorTest {
 
             lockDatabase.restore();
             assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+        }
+    }
+
+    @Test
+    void isDownWithTheErrorWhileTheLockBeansCannotBeMadeAndUpOnceTheyAre(DataSource dataSource) {
+        AtomicBoolean answering = new AtomicBoolean();
+        try (LockManager manager = LockFixture.manager(LockFixture.dao(dataSource), InstanceId.generate())
+                .build()) {
+            BizLockHealthIndicator health = new BizLockHealthIndicator(
+                    () -> {
+                        if (!answering.get()) {
+                            throw new IllegalStateException("the lock database has not answered yet");
+                        }
+                        return LockFixture.dao(dataSource);
+                    },
+                    () -> manager);
+
+            Health down = health.health(true);
+            assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(String.valueOf(down.getDetails().get("error")))
+                    .contains("the lock database has not answered yet");
+
+            answering.set(true);
+            Health up = health.health(true);
+            assertThat(up.getStatus()).isEqualTo(Status.UP);
+            assertThat(up.getDetails())
+                    .containsEntry("instance", manager.instanceId())
+                    .containsEntry("renewalsOverdue", 0);
         }
     }
 

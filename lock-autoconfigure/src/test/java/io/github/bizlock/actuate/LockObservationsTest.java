@@ -8,6 +8,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.internal.lock.LockObserver;
 import io.github.bizlock.test.TestDatabaseExtension;
 import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
@@ -82,6 +83,9 @@ class LockObservationsTest {
                     .orElseThrow()
                     .unlock();
 
+            assertThat(registry.getCurrentObservation())
+                    .as("each acquisition's scope is closed when it ends")
+                    .isNull();
             assertThat(recorder.started).hasSize(3);
             assertThat(recorder.stopped).hasSize(3);
             Observation.Context acquired = recorder.stopped.get(0);
@@ -98,6 +102,21 @@ class LockObservationsTest {
             assertThat(recorder.stopped.get(2).getHighCardinalityKeyValue("key"))
                     .as("no key for names not allowed")
                     .isNull();
+        }
+    }
+
+    @Test
+    void withANoopRegistryAcquisitionsAreNotObservedAndLocksWork(DataSource dataSource) throws Exception {
+        LockObservations observations = new LockObservations(ObservationRegistry.NOOP, Set.of("order"));
+        assertThat(observations.acquisitionStarted(new LockKey("order", "1"), LockMode.LEASE))
+                .as("nothing to record")
+                .isSameAs(LockObserver.Acquisition.NONE);
+        try (LockManager observed = LockFixture.manager(LockFixture.dao(dataSource), InstanceId.generate())
+                .observer(observations)
+                .build()) {
+            observed.tryAcquire(new LockKey("order", "noop"), LockMode.LEASE, Duration.ZERO, null)
+                    .orElseThrow()
+                    .unlock();
         }
     }
 }

@@ -35,6 +35,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
@@ -289,6 +290,25 @@ class MetricsTest {
             assertThatThrownBy(held::unlock).isInstanceOf(LockLostException.class);
         } finally {
             pool.close();
+        }
+    }
+
+    @Test
+    void gaugesReadZeroUntilTheLockManagerIsMadeThenFollowIt(DataSource dataSource) throws Exception {
+        AtomicReference<LockManager> made = new AtomicReference<>();
+        new LockGauges(made::get).bindTo(registry);
+        assertThat(gauge("bizlock.held")).isZero();
+        assertThat(gauge("bizlock.waiting")).isZero();
+        assertThat(gauge("bizlock.renewals.overdue")).isZero();
+
+        try (LockManager manager = LockFixture.manager(LockFixture.dao(dataSource), InstanceId.generate())
+                .build()) {
+            made.set(manager);
+            try (LockHandle ignored = manager.tryAcquire(
+                            new LockKey("gauged", "1"), LockMode.LEASE, Duration.ZERO, null)
+                    .orElseThrow()) {
+                assertThat(gauge("bizlock.held")).isEqualTo(1);
+            }
         }
     }
 

@@ -10,10 +10,14 @@ import io.github.bizlock.LockAcquisitionException;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockLostListener;
+import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.TurnOrder;
+import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.aop.DistributedLockAdvisor;
+import io.github.bizlock.aop.RollbackOnLockLost;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.BizLockDao;
@@ -30,24 +34,30 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.boot.transaction.autoconfigure.TransactionManagerCustomizationAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
 import org.springframework.context.event.EventListener;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.interceptor.BeanFactoryTransactionAttributeSourceAdvisor;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 
 @ExtendWith(TestDatabaseExtension.class)
 class BizLockAutoConfigurationTest {
@@ -277,6 +287,21 @@ class BizLockAutoConfigurationTest {
     }
 
     @Test
+    void theModeAndOnLostPropertiesAreTheDefaultsOfLocksThatNameNone() {
+        runner.withConfiguration(AutoConfigurations.of(BizLockSessionAutoConfiguration.class))
+                .withPropertyValues(
+                        "bizlock.table-name=lock_defaults", "bizlock.mode=named", "bizlock.on-lost=rollback-only")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    LockTemplate template = context.getBean(LockTemplate.class);
+                    assertThat(template.onLost(LockOptions.defaults())).isEqualTo(LockLostPolicy.ROLLBACK_ONLY);
+                    try (LockHandle lock = template.acquire("defaults", "1")) {
+                        assertThat(lock.mode()).isEqualTo(LockMode.NAMED);
+                    }
+                });
+    }
+
+    @Test
     void locksWithoutALeaseTimeGetTheWatchdogLease() {
         runner.withPropertyValues("bizlock.table-name=lock_watchdog", "bizlock.watchdog-lease=12s")
                 .run(context -> {
@@ -478,6 +503,49 @@ class BizLockAutoConfigurationTest {
     }
 
     @Test
+    void aBlankDataSourcePropertyMeansTheApplicationsOnlyDataSource() {
+        runner.withPropertyValues("bizlock.datasource= ", "bizlock.table-name=lock_blank_datasource")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(tableExists(database.dataSource(), "lock_blank_datasource"))
+                            .isTrue();
+                });
+    }
+
+    @Test
+    void withoutFlywayMigrationFailsTheStartNamingThePropertyAndCheckingAloneStarts() {
+        runner.withClassLoader(new FilteredClassLoader("org.flywaydb"))
+                .withPropertyValues("bizlock.table-name=lock_without_flyway")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
+                            .isInstanceOf(BizLockPropertyException.class)
+                            .hasMessageContaining("bizlock.migration.enabled=true: Flyway is not on the class path");
+                });
+        runner.withPropertyValues("bizlock.table-name=lock_without_flyway")
+                .run(context -> assertThat(context).hasNotFailed());
+        runner.withClassLoader(new FilteredClassLoader("org.flywaydb"))
+                .withPropertyValues("bizlock.table-name=lock_without_flyway", "bizlock.migration.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void itsPoolOfLockWriteConnectionsHasMaxSizeConnectionsAndClosesWithTheContext() {
+        AtomicReference<HikariDataSource> writes = new AtomicReference<>();
+        runner.withPropertyValues("bizlock.table-name=lock_write_pool_closed", "bizlock.connections.max-size=2")
+                .run(context -> {
+                    DataSource pool = context.getBean(BizLockAutoConfiguration.LockWriteConnections.class)
+                            .dataSource();
+                    assertThat(pool).isInstanceOf(HikariDataSource.class);
+                    writes.set((HikariDataSource) pool);
+                    assertThat(writes.get().getMaximumPoolSize()).isEqualTo(2);
+                    assertThat(writes.get().isClosed()).isFalse();
+                });
+        assertThat(writes.get().isClosed()).isTrue();
+    }
+
+    @Test
     void coexistsWithTheApplicationsOwnFlywayMigrations() {
         try (TestDatabase fresh = TestDatabases.create()) {
             new ApplicationContextRunner()
@@ -518,6 +586,69 @@ class BizLockAutoConfigurationTest {
                 .run(context -> assertThat(
                                 context.getBean(DistributedLockAdvisor.class).getOrder())
                         .isEqualTo(7));
+    }
+
+    @Test
+    void proxiesDistributedLockMethodsInAnApplicationWithoutAnAutoProxyCreatorOfItsOwn() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        DataSourceAutoConfiguration.class,
+                        DataSourceTransactionManagerAutoConfiguration.class,
+                        BizLockAutoConfiguration.class))
+                .withPropertyValues(datasource(database))
+                .withPropertyValues("bizlock.table-name=lock_own_proxies")
+                .withUserConfiguration(LockedService.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    LockedService service = context.getBean(LockedService.class);
+                    assertThat(AopUtils.isAopProxy(service)).isTrue();
+                    assertThat(service.heldWhileRunning(context.getBean(BizLockDao.class)))
+                            .isTrue();
+                });
+    }
+
+    /** A bean whose method runs under a lock, and says whether the lock row was held while it ran. */
+    static class LockedService {
+
+        @DistributedLock(name = "own-proxies", key = "'1'")
+        boolean heldWhileRunning(BizLockDao dao) {
+            return dao.find(new LockKey("own-proxies", "1")).orElseThrow().held();
+        }
+    }
+
+    @Test
+    void refusesToStartWhenADistributedLockMethodWouldRunWithoutItsLock() {
+        runner.withPropertyValues("bizlock.table-name=lock_method_check")
+                .withBean(PrivatelyLocked.class)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasStackTraceContaining("PrivatelyLocked.run() is private");
+                });
+    }
+
+    /** A lock on a method no proxy can intercept. */
+    static class PrivatelyLocked {
+
+        @DistributedLock(name = "job")
+        private void run() {}
+
+        public void call() {
+            run();
+        }
+    }
+
+    @Test
+    void registersTheRollbackOnLockLostListenerWithTheTransactionManager() {
+        // As in an application: Spring Boot adds the TransactionExecutionListener beans to the manager it makes.
+        runner.withConfiguration(AutoConfigurations.of(TransactionManagerCustomizationAutoConfiguration.class))
+                .withPropertyValues("bizlock.table-name=lock_rollback_listener")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    AbstractPlatformTransactionManager transactions =
+                            (AbstractPlatformTransactionManager) context.getBean(PlatformTransactionManager.class);
+                    assertThat(transactions.getTransactionExecutionListeners())
+                            .hasAtLeastOneElementOfType(RollbackOnLockLost.class);
+                });
     }
 
     @Test

@@ -41,6 +41,11 @@ class BizLockPropertiesValuesTest {
         assertThat(properties.getEndpoint().getForceRelease().isEnabled()).isFalse();
         assertThat(properties.getMigration().isEnabled()).isTrue();
         assertThat(properties.getMetrics().getKeyTagNames()).isEmpty();
+        assertThat(properties.isFailFast()).isFalse();
+        assertThat(properties.getShutdownGracePeriod()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(properties.getCluster().isSingleWriter()).isFalse();
+        assertThat(new BizLockConnectionsProperties().getMaxSize()).isEqualTo(4);
+        assertThat(new BizLockSessionProperties().getHeartbeat()).isEqualTo(Duration.ofSeconds(1));
     }
 
     @Test
@@ -88,6 +93,19 @@ class BizLockPropertiesValuesTest {
         assertThat(properties.getEndpoint().getForceRelease().isEnabled()).isTrue();
         assertThat(properties.getMigration().isEnabled()).isFalse();
         assertThat(properties.getMetrics().getKeyTagNames()).containsExactly("order");
+
+        properties.setFailFast(true);
+        properties.setShutdownGracePeriod(Duration.ZERO);
+        properties.getCluster().setSingleWriter(true);
+        BizLockConnectionsProperties connections = new BizLockConnectionsProperties();
+        connections.setMaxSize(1);
+        BizLockSessionProperties session = new BizLockSessionProperties();
+        session.setHeartbeat(Duration.ofMillis(250));
+        assertThat(properties.isFailFast()).isTrue();
+        assertThat(properties.getShutdownGracePeriod()).isZero();
+        assertThat(properties.getCluster().isSingleWriter()).isTrue();
+        assertThat(connections.getMaxSize()).isEqualTo(1);
+        assertThat(session.getHeartbeat()).isEqualTo(Duration.ofMillis(250));
 
         properties.setLeaseTime(null);
         properties.setInstanceId(null);

@@ -2,6 +2,7 @@ package io.github.bizlock.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.github.bizlock.internal.lock.LockManager;
 import java.util.concurrent.CompletableFuture;
@@ -86,6 +87,29 @@ class LockDatabaseStartupTest {
             retrying.shutdownNow();
             other.shutdownNow();
         }
+    }
+
+    @Test
+    void callersRightAfterAFailedAttemptGetItsFailureWithoutConnectingAgain() {
+        AtomicInteger attempts = new AtomicInteger();
+        DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+        beans.registerBeanDefinition(
+                "lockManager",
+                BeanDefinitionBuilder.genericBeanDefinition(LockManager.class, () -> {
+                            attempts.incrementAndGet();
+                            throw new IllegalStateException("the lock database does not answer");
+                        })
+                        .getBeanDefinition());
+        LockDatabaseStartup startup = new LockDatabaseStartup(beans, false);
+
+        Throwable first = catchThrowable(startup::manager);
+        Throwable second = catchThrowable(startup::manager);
+
+        assertThat(first).isInstanceOf(BeanCreationException.class);
+        // Well within LockDatabaseStartup.RETRY_AFTER (1 s) on any machine: the same failure, no new attempt.
+        assertThat(second).isSameAs(first);
+        assertThat(attempts).hasValue(1);
+        assertThat(startup.createdManager()).isNull();
     }
 
     private static void await(CountDownLatch latch) {

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -60,5 +62,22 @@ class LockMigrationDeniedFailureAnalyzerTest {
 
         root.execute(grant);
         FailedStart.startsWith(properties);
+    }
+
+    @Test
+    void aMigrationFailureOtherThanARefusedRightIsNotReportedAsAMissingGrant(TestDatabase database) {
+        // A history table of another shape: Flyway fails reading it, with the rights to do anything.
+        root.execute("CREATE TABLE odd_lock_migrations (x INT)");
+
+        BizLockAutoConfigurationTest.runner(database, BizLockAutoConfiguration.class)
+                .withPropertyValues("bizlock.table-name=odd_lock")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .hasStackTraceContaining("odd_lock_migrations")
+                            .satisfies(failure -> assertThat(
+                                            Stream.iterate(failure, Objects::nonNull, Throwable::getCause))
+                                    .noneMatch(LockMigrationDeniedException.class::isInstance));
+                });
     }
 }

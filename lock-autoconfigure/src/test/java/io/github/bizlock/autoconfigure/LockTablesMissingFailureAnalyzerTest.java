@@ -40,4 +40,22 @@ class LockTablesMissingFailureAnalyzerTest {
                 analysis.action().substring(analysis.action().indexOf("CREATE TABLE absent_lock (")));
         FailedStart.startsWith(properties);
     }
+
+    @Test
+    void withMigrationOnATableDroppedAfterItsMigrationIsNamedWithTheHistoryToDrop(
+            TestDatabase database, CapturedOutput output) {
+        List<String> properties = FailedStart.on(database);
+        properties.add("bizlock.table-name=dropped_lock");
+        FailedStart.startsWith(properties);
+        new JdbcTemplate(database.dataSource()).execute("DROP TABLE dropped_lock_mode");
+
+        FailedStart.Analysis analysis = FailedStart.analysis(output, properties);
+
+        assertThat(analysis.description())
+                .contains("The bizlock tables dropped_lock_mode are missing from database " + database.name())
+                .contains("although dropped_lock_migrations records bizlock's migrations as applied");
+        assertThat(analysis.action())
+                .startsWith("Drop dropped_lock_migrations to have bizlock create the tables at the next start")
+                .contains("CREATE TABLE dropped_lock_mode (");
+    }
 }

@@ -1,0 +1,132 @@
+package io.github.bizlock.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.bizlock.LockAcquisitionException;
+import io.github.bizlock.LockFixture;
+import io.github.bizlock.LockHandle;
+import io.github.bizlock.LockLostPolicy;
+import io.github.bizlock.LockMode;
+import io.github.bizlock.LockOptions;
+import io.github.bizlock.LockTemplate;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LockRow;
+import io.github.bizlock.internal.lock.DefaultLockTemplate;
+import io.github.bizlock.internal.lock.InstanceId;
+import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.test.TestDatabaseExtension;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.support.BeanDefinitionBuilder;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+
+/**
+ * The application's lock template before and after the lock beans are made: what works without them, what fails
+ * saying why, and {@link Lock} views asked for before the lock database answered, which lock once it does.
+ */
+@ExtendWith(TestDatabaseExtension.class)
+class DeferredLockTemplateTest {
+
+    private BizLockDao dao;
+    private LockManager manager;
+
+    @BeforeAll
+    static void createSchema(DataSource dataSource) {
+        LockFixture.createSchema(dataSource);
+    }
+
+    @BeforeEach
+    void setUp(DataSource dataSource) {
+        dao = LockFixture.dao(dataSource);
+        manager = LockFixture.manager(dao, InstanceId.generate()).build();
+    }
+
+    @AfterEach
+    void tearDown() {
+        manager.close();
+    }
+
+    /** A template whose lock beans come from the given supplier, as the bean factory makes them. */
+    private static LockTemplate deferred(Supplier<LockManager> lockManager) {
+        DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+        beans.registerBeanDefinition(
+                "lockManager",
+                BeanDefinitionBuilder.genericBeanDefinition(LockManager.class, lockManager)
+                        .getBeanDefinition());
+        return new DeferredLockTemplate(
+                new LockDatabaseStartup(beans, false),
+                manager -> new DefaultLockTemplate(manager, LockMode.LEASE, Duration.ZERO, null),
+                "configured-instance",
+                LockLostPolicy.ROLLBACK_ONLY);
+    }
+
+    private boolean held(String name, String key) {
+        return dao.find(new LockKey(name, key)).map(LockRow::held).orElse(false);
+    }
+
+    @Test
+    void whileTheLockBeansCannotBeMadeLocksFailSayingWhyAndTheRestWorks() {
+        LockTemplate template = deferred(() -> {
+            throw new IllegalStateException("the lock tables are missing");
+        });
+
+        assertThat(template.instanceId()).isEqualTo("configured-instance");
+        assertThat(template.onLost(LockOptions.defaults())).isEqualTo(LockLostPolicy.ROLLBACK_ONLY);
+        assertThat(template.onLost(LockOptions.defaults().onLost(LockLostPolicy.INTERRUPT)))
+                .isEqualTo(LockLostPolicy.INTERRUPT);
+        // The cause the bean factory wrapped, not its "Error creating bean" words.
+        String why = "bizlock could not set up its locks: the lock tables are missing";
+        assertThatThrownBy(() -> template.acquire("order", "1"))
+                .isInstanceOf(LockAcquisitionException.class)
+                .hasMessageContaining(why);
+        assertThatThrownBy(() -> template.tryAcquire("order", "1", Duration.ZERO))
+                .isInstanceOf(LockAcquisitionException.class)
+                .hasMessageContaining(why);
+        Lock view = template.asLock("order", "1");
+        assertThatThrownBy(view::tryLock).isInstanceOf(LockAcquisitionException.class);
+        assertThat(held("order", "1")).isFalse();
+    }
+
+    @Test
+    void aLockViewAskedForBeforeTheLockBeansWereMadeLocksAndUnlocksThroughTheManager() throws Exception {
+        LockTemplate template = deferred(() -> manager);
+        Lock view = template.asLock("deferred", "1");
+
+        assertThat(view.tryLock()).isTrue();
+        assertThat(held("deferred", "1")).isTrue();
+        view.unlock();
+        assertThat(held("deferred", "1")).isFalse();
+
+        view.lock();
+        assertThat(held("deferred", "1")).isTrue();
+        view.unlock();
+        view.lockInterruptibly();
+        assertThat(held("deferred", "1")).isTrue();
+        view.unlock();
+        assertThat(view.tryLock(10, TimeUnit.MILLISECONDS)).isTrue();
+        assertThat(held("deferred", "1")).isTrue();
+        view.unlock();
+        assertThat(held("deferred", "1")).isFalse();
+        assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(view::newCondition);
+
+        try (LockManager elsewhere =
+                        LockFixture.manager(dao, InstanceId.generate()).build();
+                LockHandle ignored = elsewhere
+                        .tryAcquire(new LockKey("deferred", "1"), LockMode.LEASE, Duration.ZERO, null)
+                        .orElseThrow()) {
+            assertThat(view.tryLock()).as("held by another instance").isFalse();
+            assertThat(view.tryLock(10, TimeUnit.MILLISECONDS)).isFalse();
+        }
+    }
+}
