@@ -19,7 +19,7 @@ final class TopologyProbe {
      * Settings of both families in one statement: a variable the server does not have is simply not listed (MySQL has
      * no {@code wsrep_*}; {@code group_replication_*} exist only with the plugin loaded).
      */
-    private static final String VARIABLES = """
+    static final String VARIABLES = """
             SHOW GLOBAL VARIABLES
              WHERE Variable_name IN ('wsrep_on', 'wsrep_provider', 'read_only', 'super_read_only',
                                      'group_replication_single_primary_mode')
@@ -47,6 +47,14 @@ final class TopologyProbe {
                     ex.getMessage());
             return ClusterTopology.SINGLE_SERVER;
         }
+        return classify(settings, connection);
+    }
+
+    /**
+     * The deployment that the settings read from the server tell, asking the server through the connection only what
+     * the settings leave open: the size of a Galera cluster, for messages, and whether a multi-primary group runs.
+     */
+    static ClusterTopology classify(Map<String, String> settings, Connection connection) {
         if (on(settings.get("wsrep_on")) && !"none".equalsIgnoreCase(settings.getOrDefault("wsrep_provider", "none"))) {
             return new ClusterTopology(ClusterTopology.Kind.GALERA, "wsrep_on=ON, " + clusterSize(connection), false);
         }
@@ -67,7 +75,7 @@ final class TopologyProbe {
         return ClusterTopology.SINGLE_SERVER;
     }
 
-    private static String clusterSize(Connection connection) {
+    static String clusterSize(Connection connection) {
         try {
             return "wsrep_cluster_size=" + settings(connection, CLUSTER_SIZE).getOrDefault("wsrep_cluster_size", "?");
         } catch (SQLException ex) {
@@ -75,7 +83,7 @@ final class TopologyProbe {
         }
     }
 
-    private static boolean groupRunning(Connection connection) {
+    static boolean groupRunning(Connection connection) {
         try (Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery(GROUP_MEMBERS)) {
             return rows.next() && rows.getInt(1) > 0;
@@ -85,7 +93,7 @@ final class TopologyProbe {
         }
     }
 
-    private static Map<String, String> settings(Connection connection, String sql) throws SQLException {
+    static Map<String, String> settings(Connection connection, String sql) throws SQLException {
         Map<String, String> settings = new HashMap<>();
         try (Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery(sql)) {

@@ -15,7 +15,12 @@ class ClusterTopologyTest {
     void sessionLocksAreRefusedOnAMultiWriterClusterNamingTheSettingAndLease() {
         assertThat(galera.sessionLockRefusal(LockMode.ROW, "SELECT ... FOR UPDATE"))
                 .hasValueSatisfying(message -> assertThat(message)
-                        .contains("ROW", "wsrep_on=ON", "wsrep_cluster_size=3", "Use LEASE mode")
+                        .contains(
+                                "ROW",
+                                "a node of a Galera cluster",
+                                "wsrep_on=ON",
+                                "wsrep_cluster_size=3",
+                                "Use LEASE mode")
                         .contains("bizlock.cluster.single-writer=true", "Running on a cluster"));
         ClusterTopology multiPrimary = new ClusterTopology(
                 ClusterTopology.Kind.GROUP_REPLICATION_MULTI_PRIMARY,
@@ -23,7 +28,8 @@ class ClusterTopologyTest {
                 false);
         assertThat(multiPrimary.sessionLockRefusal(LockMode.NAMED, "GET_LOCK"))
                 .hasValueSatisfying(message -> assertThat(message)
-                        .contains("NAMED", "GET_LOCK", "group_replication_single_primary_mode=OFF", "LEASE"));
+                        .contains("NAMED", "GET_LOCK", "a member of a multi-primary Group Replication group")
+                        .contains("group_replication_single_primary_mode=OFF", "LEASE"));
     }
 
     @Test

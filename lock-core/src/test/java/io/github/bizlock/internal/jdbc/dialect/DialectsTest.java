@@ -32,6 +32,7 @@ class DialectsTest {
     @CsvSource({
         "MySQL, 8.0.31, MySqlDialect",
         "MySQL, 8.4.2, MySqlDialect",
+        "MySQL, 8.0.36-0ubuntu0.22.04.1, MySqlDialect",
         "MariaDB, 10.6.0-MariaDB, MariaDbDialect",
         "MySQL, 5.5.5-10.11.6-MariaDB, MariaDbDialect",
         "MariaDB, 11.4.2-MariaDB-ubu2404, MariaDbDialect"
@@ -41,6 +42,13 @@ class DialectsTest {
                         .getClass()
                         .getSimpleName())
                 .isEqualTo(dialect);
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"MySQL, 8.0.31, MySQL", "MySQL, 5.5.5-10.11.6-MariaDB, MariaDB", "MariaDB, 11.4.2-MariaDB, MariaDB"})
+    void namesTheServerFamily(String product, String version, String family) {
+        assertThat(Dialects.forServer(product, version, TableName.DEFAULT).product())
+                .isEqualTo(family);
     }
 
     @ParameterizedTest(name = "{0} {1}")

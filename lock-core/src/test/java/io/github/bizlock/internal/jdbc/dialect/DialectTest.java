@@ -1,0 +1,48 @@
+package io.github.bizlock.internal.jdbc.dialect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** Templates become statements for the lock table and the server that issues fencing tokens, rendered once each. */
+class DialectTest {
+
+    private static final String TEMPLATE = "SELECT ${token_server} FROM ${table}";
+
+    @Test
+    void fencingTokensNameTheServerOnASingleServerAndNoServerOnAMultiWriterCluster() {
+        assertThat(Dialects.forServer("MySQL", "8.0.31", "app_lock").render(TEMPLATE))
+                .isEqualTo("SELECT @@server_id FROM app_lock");
+        ClusterTopology galera = new ClusterTopology(ClusterTopology.Kind.GALERA, "wsrep_on=ON", false);
+        assertThat(Dialects.forServer("MariaDB", "10.11.6-MariaDB", "app_lock", galera)
+                        .render(TEMPLATE))
+                .isEqualTo("SELECT 0 FROM app_lock");
+        ClusterTopology multiPrimary = new ClusterTopology(
+                ClusterTopology.Kind.GROUP_REPLICATION_MULTI_PRIMARY,
+                "group_replication_single_primary_mode=OFF",
+                false);
+        assertThat(Dialects.forServer("MySQL", "8.0.31", "app_lock", multiPrimary)
+                        .render(TEMPLATE))
+                .isEqualTo("SELECT 0 FROM app_lock");
+    }
+
+    @Test
+    void aTemplateIsRenderedOnceAndItsStatementReused() {
+        Dialect dialect = Dialects.forServer("MySQL", "8.0.31", "app_lock");
+        String first = dialect.render(TEMPLATE);
+        assertThat(dialect.render(TEMPLATE)).isSameAs(first);
+    }
+
+    @Test
+    void pastTwoHundredFiftySixTemplatesStatementsAreRenderedWithoutBeingKept() {
+        Dialect dialect = Dialects.forServer("MySQL", "8.0.31", "app_lock");
+        String last = null;
+        for (int i = 0; i < 256; i++) {
+            last = dialect.render("SELECT " + i + " FROM ${table}");
+        }
+        assertThat(dialect.render("SELECT 255 FROM ${table}")).isSameAs(last);
+        String unkept = dialect.render("SELECT 256 FROM ${table}");
+        assertThat(unkept).isEqualTo("SELECT 256 FROM app_lock");
+        assertThat(dialect.render("SELECT 256 FROM ${table}")).isEqualTo(unkept).isNotSameAs(unkept);
+    }
+}
