@@ -252,6 +252,17 @@ class AnnotatedMethodReleaseTest {
     }
 
     @Test
+    void theAdviceAppliedToEveryMethodLetsThoseWithoutTheAnnotationRunWithoutALock() {
+        // A proxy made with the advice alone, without the advisor's pointcut, sends every call through it.
+        ProxyFactory proxies = new ProxyFactory(new Orders());
+        proxies.setProxyTargetClass(true);
+        proxies.addAdvice(new DistributedLockAdvisor(() -> locks, null, 0).getAdvice());
+        Orders everyCall = (Orders) proxies.getProxy();
+        assertThat(everyCall.unlocked()).isEqualTo("free");
+        assertThat(everyCall.ship("13")).isEqualTo("shipped 13");
+    }
+
+    @Test
     void aClassAnnotationLocksTheMethodsItsClassInheritsUnderTheBeanClassesName() {
         ExpressCarrier target = new ExpressCarrier();
         Carrier carrier = proxy(target);
