@@ -32,6 +32,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.SimpleTransactionStatus;
+import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -61,6 +62,11 @@ class AnnotatedMethodReleaseTest {
 
         @DistributedLock(name = "order", key = "#p0", onLost = LockLostPolicy.ROLLBACK_ONLY)
         public void shipGuarded(String id) {
+            during.get().run();
+        }
+
+        @DistributedLock(name = "order", key = "#p0", leaseTime = "300ms", onLost = LockLostPolicy.ROLLBACK_ONLY)
+        public void shipGuardedWithShortLease(String id) {
             during.get().run();
         }
 
@@ -110,6 +116,19 @@ class AnnotatedMethodReleaseTest {
         }
     }
 
+    /** Its public methods are locked by a subclass's annotation, under the subclass's name. */
+    static class Carrier {
+
+        final AtomicReference<Runnable> during = new AtomicReference<>(() -> {});
+
+        public void dispatch() {
+            during.get().run();
+        }
+    }
+
+    @DistributedLock
+    static class ExpressCarrier extends Carrier {}
+
     private DataSource dataSource;
     private BizLockDao dao;
     private LockManager manager;
@@ -129,10 +148,7 @@ class AnnotatedMethodReleaseTest {
         locks = LockFixture.template(manager);
         otherInstance = LockFixture.template(elsewhere);
         target = new Orders();
-        ProxyFactory proxies = new ProxyFactory(target);
-        proxies.setProxyTargetClass(true);
-        proxies.addAdvisor(new DistributedLockAdvisor(() -> locks, null, 0));
-        orders = (Orders) proxies.getProxy();
+        orders = proxy(target);
     }
 
     @AfterAll
@@ -142,7 +158,20 @@ class AnnotatedMethodReleaseTest {
     }
 
     private boolean heldInTheDatabase(String id) {
-        return dao.find(new LockKey("order", id)).map(LockRow::held).orElse(false);
+        return heldInTheDatabase("order", id);
+    }
+
+    private boolean heldInTheDatabase(String name, String key) {
+        return dao.find(new LockKey(name, key)).map(LockRow::held).orElse(false);
+    }
+
+    private <T> T proxy(T target) {
+        ProxyFactory proxies = new ProxyFactory(target);
+        proxies.setProxyTargetClass(true);
+        proxies.addAdvisor(new DistributedLockAdvisor(() -> locks, null, 0));
+        @SuppressWarnings("unchecked")
+        T proxy = (T) proxies.getProxy();
+        return proxy;
     }
 
     private void during(Runnable action) {
@@ -178,15 +207,8 @@ class AnnotatedMethodReleaseTest {
         AtomicReference<LockHandle> takenOver = new AtomicReference<>();
         IllegalStateException failure = new IllegalStateException("carrier down");
         during(() -> {
-            try {
-                // The fixed lease ends without renewal; another instance takes the lock, then the method fails.
-                Await.until("the lease ends and another instance takes the lock", Duration.ofSeconds(30), () -> {
-                    otherInstance.tryAcquire("order", "3", Duration.ZERO).ifPresent(takenOver::set);
-                    return takenOver.get() != null;
-                });
-            } catch (InterruptedException ex) {
-                throw new IllegalStateException(ex);
-            }
+            // The fixed lease ends without renewal; another instance takes the lock, then the method fails.
+            awaitTakeOver("3", takenOver);
             throw failure;
         });
         assertThatThrownBy(() -> orders.shipWithShortLease("3")).isSameAs(failure);
@@ -212,6 +234,69 @@ class AnnotatedMethodReleaseTest {
                 }))
                 .hasMessage("rolled back");
         assertThat(heldInTheDatabase("5")).as("released once it rolled back").isFalse();
+    }
+
+    @Test
+    void insideATransactionOtherSynchronizationsCompleteWhileTheLockIsStillHeld() {
+        TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        AtomicReference<Boolean> heldAtCompletion = new AtomicReference<>();
+        during(() -> TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+            @Override
+            public void afterCompletion(int status) {
+                heldAtCompletion.set(heldInTheDatabase("11"));
+            }
+        }));
+        transaction.executeWithoutResult(status -> orders.ship("11"));
+        assertThat(heldAtCompletion.get()).as("the lock is released last").isTrue();
+        assertThat(heldInTheDatabase("11")).isFalse();
+    }
+
+    @Test
+    void theAdviceAppliedToEveryMethodLetsThoseWithoutTheAnnotationRunWithoutALock() {
+        // A proxy made with the advice alone, without the advisor's pointcut, sends every call through it.
+        ProxyFactory proxies = new ProxyFactory(new Orders());
+        proxies.setProxyTargetClass(true);
+        proxies.addAdvice(new DistributedLockAdvisor(() -> locks, null, 0).getAdvice());
+        Orders everyCall = (Orders) proxies.getProxy();
+        assertThat(everyCall.unlocked()).isEqualTo("free");
+        assertThat(everyCall.ship("13")).isEqualTo("shipped 13");
+    }
+
+    @Test
+    void aClassAnnotationLocksTheMethodsItsClassInheritsUnderTheBeanClassesName() {
+        ExpressCarrier target = new ExpressCarrier();
+        Carrier carrier = proxy(target);
+        AtomicReference<Boolean> heldDuring = new AtomicReference<>();
+        target.during.set(
+                () -> heldDuring.set(heldInTheDatabase("ExpressCarrier.dispatch", DistributedLock.DEFAULT_KEY)));
+        carrier.dispatch();
+        assertThat(heldDuring.get()).isTrue();
+        assertThat(heldInTheDatabase("ExpressCarrier.dispatch", DistributedLock.DEFAULT_KEY))
+                .isFalse();
+    }
+
+    @Test
+    void rollbackOnlyFailsTheCommitOfTheCallersTransactionWhenTheLockWasLostDuringTheCall() {
+        TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        AtomicReference<LockHandle> takenOver = new AtomicReference<>();
+        during(() -> awaitTakeOver("12", takenOver));
+        assertThatThrownBy(() -> transaction.executeWithoutResult(status -> orders.shipGuardedWithShortLease("12")))
+                .isInstanceOf(LockLostException.class)
+                .hasMessageContaining("onLost = ROLLBACK_ONLY");
+        assertThat(takenOver.get().isHeld()).as("the new holder keeps the lock").isTrue();
+        takenOver.get().unlock();
+    }
+
+    /** Lets the fixed lease end without renewal, until another instance takes the lock. */
+    private void awaitTakeOver(String id, AtomicReference<LockHandle> takenOver) {
+        try {
+            Await.until("the lease ends and another instance takes the lock", Duration.ofSeconds(30), () -> {
+                otherInstance.tryAcquire("order", id, Duration.ZERO).ifPresent(takenOver::set);
+                return takenOver.get() != null;
+            });
+        } catch (InterruptedException ex) {
+            throw new IllegalStateException(ex);
+        }
     }
 
     @Test

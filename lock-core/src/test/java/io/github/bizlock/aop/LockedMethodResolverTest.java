@@ -7,10 +7,14 @@ import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.annotation.OnFailure;
+import io.github.bizlock.aop.elsewhere.Shipments;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
+import java.util.concurrent.Future;
 import kotlinx.coroutines.Deferred;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
@@ -109,6 +113,21 @@ class LockedMethodResolverTest {
         public CompletableFuture<String> future() {
             return CompletableFuture.completedFuture("");
         }
+
+        @DistributedLock
+        public Future<String> plainFuture() {
+            return CompletableFuture.completedFuture("");
+        }
+
+        @DistributedLock
+        public CompletionStage<String> stage() {
+            return CompletableFuture.completedFuture("");
+        }
+
+        @DistributedLock
+        public Flow.Publisher<String> publisher() {
+            return subscriber -> {};
+        }
     }
 
     /** A type that extends a recognised one; none of these is known to Spring's reactive adapters. */
@@ -142,6 +161,27 @@ class LockedMethodResolverTest {
         public void publicMethod() {}
 
         void packageMethod() {}
+    }
+
+    interface Task {
+
+        @DistributedLock(name = "task")
+        void run();
+    }
+
+    static class TaskBase {
+
+        public void run() {}
+    }
+
+    /** Implements the annotated interface method with one it inherits from a class outside that interface. */
+    static class InheritedTask extends TaskBase implements Task {}
+
+    /** An interface a bean class does not implement, whose methods a proxy can still offer (an introduction). */
+    @DistributedLock(name = "audit")
+    interface Audited {
+
+        void audit();
     }
 
     private static Method method(Class<?> type, String name, Class<?>... parameters) throws Exception {
@@ -200,6 +240,26 @@ class LockedMethodResolverTest {
     }
 
     @Test
+    void aPlaceholderThatResolvesToNothingLeavesTheTemplatesDefault() throws Exception {
+        DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
+        beanFactory.addEmbeddedValueResolver(text -> null);
+        LockedMethodResolver withPlaceholders =
+                new LockedMethodResolver(beanFactory, new LockKeyEvaluator(beanFactory));
+        LockedMethod locked = withPlaceholders
+                .resolve(method(Options.class, "placeholderWait"), Options.class)
+                .orElseThrow();
+        assertThat(locked.options().waitTime()).isNull();
+    }
+
+    @Test
+    void aFallbackOnlyItsOwnPackageCouldCallIsMadeCallable() throws Exception {
+        // The interceptor, in bizlock's package, calls the fallback of a class in the application's package.
+        Method ship = Shipments.class.getMethod("ship", String.class);
+        LockedMethod locked = resolver.resolve(ship, Shipments.class).orElseThrow();
+        assertThat(locked.fallback().invoke(new Shipments(), "4")).isEqualTo("later 4");
+    }
+
+    @Test
     void skipAndFallbackMethodsResolveWithWhatTheCallNeeds() throws Exception {
         assertThat(resolve(Options.class, "optional").returnsOptional()).isTrue();
         assertThat(resolve(Options.class, "skipVoid").onFailure()).isEqualTo(OnFailure.SKIP);
@@ -223,6 +283,20 @@ class LockedMethodResolverTest {
         assertThat(resolve(LockedClass.class, "publicMethod").name()).isEqualTo("reports");
         assertThat(resolver.resolve(method(LockedClass.class, "packageMethod"), LockedClass.class))
                 .isEmpty();
+    }
+
+    @Test
+    void anInterfaceMethodsAnnotationAppliesWhereAnInheritedMethodImplementsIt() throws Exception {
+        Method run = Task.class.getMethod("run");
+        assertThat(resolver.resolve(run, InheritedTask.class))
+                .hasValueSatisfying(locked -> assertThat(locked.name()).isEqualTo("task"));
+    }
+
+    @Test
+    void aMethodOfAnInterfaceTheClassDoesNotImplementTakesThatInterfacesAnnotation() throws Exception {
+        Method audit = Audited.class.getMethod("audit");
+        assertThat(resolver.resolve(audit, Options.class))
+                .hasValueSatisfying(locked -> assertThat(locked.name()).isEqualTo("audit"));
     }
 
     @Test
@@ -282,6 +356,16 @@ class LockedMethodResolverTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(
                         "returns java.util.concurrent.CompletableFuture, so it returns before its work is" + " done");
+    }
+
+    @Test
+    void futuresStagesAndPublishersAreRefusedEachByItsOwnType() {
+        assertThatThrownBy(() -> resolve(Refused.class, "plainFuture"))
+                .hasMessageContaining("returns java.util.concurrent.Future, so it returns before its work is done");
+        assertThatThrownBy(() -> resolve(Refused.class, "stage"))
+                .hasMessageContaining("returns java.util.concurrent.CompletionStage, so it returns before");
+        assertThatThrownBy(() -> resolve(Refused.class, "publisher"))
+                .hasMessageContaining("returns java.util.concurrent.Flow$Publisher, so it returns before");
     }
 
     @Test
