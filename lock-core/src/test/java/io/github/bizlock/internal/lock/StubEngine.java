@@ -1,0 +1,80 @@
+package io.github.bizlock.internal.lock;
+
+import io.github.bizlock.LockMode;
+import io.github.bizlock.internal.engine.Grant;
+import io.github.bizlock.internal.engine.LockEngine;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.engine.Loss;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An engine that stands in for the database in tests of the lock manager's own bookkeeping (tokens, deadlines,
+ * hand-offs): it grants every request and records releases.
+ */
+final class StubEngine implements LockEngine {
+
+    record StubGrant(LockKey key, String owner, Duration lease, long sentNanos, long fencingToken, int tokens)
+            implements Grant {
+
+        StubGrant(Duration lease, long sentNanos) {
+            this(new LockKey("stub", "k"), "stub-owner", lease, sentNanos, 0, 0);
+        }
+    }
+
+    /** Whether locks are held by a session, so the engine grants no fixed lease (as ROW and NAMED). */
+    boolean sessionHeld;
+
+    boolean boundsRelease = true;
+
+    @Nullable
+    RuntimeException releaseFailure;
+
+    long issuedTop;
+    final List<Grant> released = new CopyOnWriteArrayList<>();
+    final List<Integer> issuedCounts = new CopyOnWriteArrayList<>();
+
+    @Override
+    public LockMode mode() {
+        return LockMode.LEASE;
+    }
+
+    @Override
+    public boolean boundsRelease() {
+        return boundsRelease;
+    }
+
+    @Override
+    public @Nullable Duration fixedLease(@Nullable Duration requested) {
+        return sessionHeld ? null : requested;
+    }
+
+    @Override
+    public Grant acquire(LockKey key, Duration lease, int tokens, long deadlineNanos) {
+        return new StubGrant(key, "stub-owner", lease, System.nanoTime(), 0, 0);
+    }
+
+    @Override
+    public long issueTokens(Grant grant, int count) {
+        issuedCounts.add(count);
+        issuedTop += count;
+        return issuedTop;
+    }
+
+    @Override
+    public Map<Grant, Loss> keepAlive(List<Grant> grants) {
+        return Map.of();
+    }
+
+    @Override
+    public @Nullable Loss release(Grant grant) {
+        if (releaseFailure != null) {
+            throw releaseFailure;
+        }
+        released.add(grant);
+        return null;
+    }
+}
