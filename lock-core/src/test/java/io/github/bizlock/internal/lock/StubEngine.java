@@ -8,6 +8,8 @@ import io.github.bizlock.internal.engine.Loss;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jspecify.annotations.Nullable;
 
@@ -30,8 +32,15 @@ final class StubEngine implements LockEngine {
 
     boolean boundsRelease = true;
 
-    @Nullable
-    RuntimeException releaseFailure;
+    /** Keys held elsewhere: their acquisition times out. */
+    final Set<LockKey> heldElsewhere = ConcurrentHashMap.newKeySet();
+
+    volatile @Nullable RuntimeException releaseFailure;
+    volatile @Nullable Loss releaseAnswer;
+    volatile @Nullable RuntimeException keepAliveFailure;
+    volatile @Nullable Loss keepAliveLoss;
+    final List<List<Grant>> keptAlive = new CopyOnWriteArrayList<>();
+    final List<List<Grant>> releasedAll = new CopyOnWriteArrayList<>();
 
     long issuedTop;
     final List<Grant> released = new CopyOnWriteArrayList<>();
@@ -53,7 +62,10 @@ final class StubEngine implements LockEngine {
     }
 
     @Override
-    public Grant acquire(LockKey key, Duration lease, int tokens, long deadlineNanos) {
+    public @Nullable Grant acquire(LockKey key, Duration lease, int tokens, long deadlineNanos) {
+        if (heldElsewhere.contains(key)) {
+            return null;
+        }
         return new StubGrant(key, "stub-owner", lease, System.nanoTime(), 0, 0);
     }
 
@@ -66,7 +78,13 @@ final class StubEngine implements LockEngine {
 
     @Override
     public Map<Grant, Loss> keepAlive(List<Grant> grants) {
-        return Map.of();
+        RuntimeException failure = keepAliveFailure;
+        if (failure != null) {
+            throw failure;
+        }
+        keptAlive.add(grants);
+        Loss loss = keepAliveLoss;
+        return loss == null ? Map.of() : Map.of(grants.get(0), loss);
     }
 
     @Override
@@ -75,6 +93,11 @@ final class StubEngine implements LockEngine {
             throw releaseFailure;
         }
         released.add(grant);
-        return null;
+        return releaseAnswer;
+    }
+
+    @Override
+    public void releaseAll(List<Grant> grants) {
+        releasedAll.add(grants);
     }
 }
