@@ -46,9 +46,19 @@ final class StubEngine implements LockEngine {
     final List<Grant> released = new CopyOnWriteArrayList<>();
     final List<Integer> issuedCounts = new CopyOnWriteArrayList<>();
 
+    private final LockMode mode;
+
+    StubEngine() {
+        this(LockMode.LEASE);
+    }
+
+    StubEngine(LockMode mode) {
+        this.mode = mode;
+    }
+
     @Override
     public LockMode mode() {
-        return LockMode.LEASE;
+        return mode;
     }
 
     @Override
