@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,6 +37,10 @@ final class StubEngine implements LockEngine {
     final Set<LockKey> heldElsewhere = ConcurrentHashMap.newKeySet();
 
     volatile @Nullable RuntimeException releaseFailure;
+    /** How many of the next releases fail with {@link #releaseFailure} (all of them while negative). */
+    final AtomicInteger releaseFailures = new AtomicInteger(-1);
+
+    final List<String> releaseThreads = new CopyOnWriteArrayList<>();
     volatile @Nullable Loss releaseAnswer;
     volatile @Nullable RuntimeException keepAliveFailure;
     volatile @Nullable Loss keepAliveLoss;
@@ -99,8 +104,10 @@ final class StubEngine implements LockEngine {
 
     @Override
     public @Nullable Loss release(Grant grant) {
-        if (releaseFailure != null) {
-            throw releaseFailure;
+        releaseThreads.add(Thread.currentThread().getName());
+        RuntimeException failure = releaseFailure;
+        if (failure != null && releaseFailures.getAndDecrement() != 0) {
+            throw failure;
         }
         released.add(grant);
         return releaseAnswer;
