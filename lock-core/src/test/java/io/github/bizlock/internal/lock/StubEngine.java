@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * An engine that stands in for the database in tests of the lock manager's own bookkeeping (tokens, deadlines,
  * hand-offs): it grants every request and records releases.
  */
-final class StubEngine implements LockEngine {
+final class StubEngine implements LockEngine, AutoCloseable {
 
     record StubGrant(LockKey key, String owner, Duration lease, long sentNanos, long fencingToken, int tokens)
             implements Grant {
@@ -39,6 +39,16 @@ final class StubEngine implements LockEngine {
     volatile @Nullable RuntimeException releaseFailure;
     /** How many of the next releases fail with {@link #releaseFailure} (all of them while negative). */
     final AtomicInteger releaseFailures = new AtomicInteger(-1);
+
+    /** The fencing tokens each acquisition asked to reserve. */
+    final List<Integer> reservations = new CopyOnWriteArrayList<>();
+
+    /** Runs in each acquisition, before the grant is returned. */
+    volatile Runnable onAcquire = () -> {};
+
+    volatile @Nullable RuntimeException releaseAllFailure;
+    volatile @Nullable RuntimeException closeFailure;
+    volatile boolean closed;
 
     final List<String> releaseThreads = new CopyOnWriteArrayList<>();
     volatile @Nullable Loss releaseAnswer;
@@ -81,6 +91,8 @@ final class StubEngine implements LockEngine {
         if (heldElsewhere.contains(key)) {
             return null;
         }
+        reservations.add(tokens);
+        onAcquire.run();
         return new StubGrant(key, "stub-owner", lease, System.nanoTime(), 0, 0);
     }
 
@@ -116,5 +128,18 @@ final class StubEngine implements LockEngine {
     @Override
     public void releaseAll(List<Grant> grants) {
         releasedAll.add(grants);
+        RuntimeException failure = releaseAllFailure;
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        RuntimeException failure = closeFailure;
+        if (failure != null) {
+            throw failure;
+        }
     }
 }
