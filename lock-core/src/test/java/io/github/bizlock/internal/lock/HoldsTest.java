@@ -79,26 +79,26 @@ class HoldsTest {
     void anUnlockWhileAnotherThreadWaitsHandsTheGrantOverWithoutARoundTrip() throws Exception {
         LockHandle first = manager.tryAcquire(key("handoff"), LockMode.LEASE, Duration.ZERO, null)
                 .orElseThrow();
-        long firstToken = first.fencingToken();
         AtomicReference<Long> secondToken = new AtomicReference<>();
         Thread second = waiter("handoff", null, secondToken);
         Await.until("the second thread waits", Duration.ofSeconds(5), () -> manager.waitingCount() == 1);
         assertThat(manager.locks())
                 .singleElement()
                 .satisfies(lock -> assertThat(lock.waiting()).isEqualTo(1));
+        long firstToken = first.fencingToken();
 
         first.unlock();
         second.join(5000);
 
-        assertThat(secondToken.get()).isGreaterThan(firstToken);
+        assertThat(secondToken.get()).as("the next reserved token").isEqualTo(firstToken + 1);
         assertThat(engine.reservations).as("one database grant").containsExactly(1);
         assertThat(engine.released).as("released once, by the last holder").hasSize(1);
         assertThat(observed)
                 .as("the second holder may release before the first reports its hand-off")
                 .containsExactlyInAnyOrder("released handoff", "handedOver handoff", "released handoff");
         assertThat(engine.issuedCounts)
-                .as("the second hold's token issued with one reserved for each hand-off left")
-                .containsExactly(1, 1);
+                .as("issued with one reserved for each of the 3 hand-offs allowed, while a thread waited")
+                .containsExactly(1 + 3);
         assertThat(manager.activeThreadCount()).isZero();
     }
 
@@ -187,6 +187,30 @@ class HoldsTest {
         manager.shutdown(Duration.ofMillis(20));
         assertThat(engine.releasedAll).hasSize(1);
         assertThat(engine.closed).isTrue();
+    }
+
+    @Test
+    void aLockAnotherThreadOfThisProcessHoldsIsNotAcquiredWithinTheWait() throws Exception {
+        AtomicReference<Boolean> acquired = new AtomicReference<>();
+        try (LockHandle held = manager.tryAcquire(key("local"), LockMode.LEASE, Duration.ZERO, null)
+                .orElseThrow()) {
+            Thread other = new Thread(() -> {
+                try {
+                    acquired.set(manager.tryAcquire(key("local"), LockMode.LEASE, Duration.ZERO, null)
+                                    .isPresent()
+                            || manager.tryAcquire(key("local"), LockMode.LEASE, Duration.ofMillis(1), null)
+                                    .isPresent());
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            other.start();
+            other.join(5000);
+            assertThat(held.isHeld()).isTrue();
+        }
+        assertThat(acquired.get()).isFalse();
+        assertThat(engine.reservations).hasSize(1);
+        assertThat(manager.activeThreadCount()).isZero();
     }
 
     @Test
