@@ -103,6 +103,34 @@ class HoldsTest {
     }
 
     @Test
+    void aThreadThatTookOverAGrantReEntersItAndKeepsItUntilItsLastUnlock() throws Exception {
+        LockHandle first = manager.tryAcquire(key("reenter"), LockMode.LEASE, Duration.ZERO, null)
+                .orElseThrow();
+        AtomicReference<String> seen = new AtomicReference<>();
+        Thread second = new Thread(() -> {
+            try (LockHandle outer = manager.tryAcquire(key("reenter"), LockMode.LEASE, Duration.ofSeconds(5), null)
+                    .orElseThrow()) {
+                manager.tryAcquire(key("reenter"), LockMode.LEASE, Duration.ZERO, null)
+                        .orElseThrow()
+                        .unlock();
+                seen.set(outer.isHeld() + " " + engine.released.size());
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        second.start();
+        Await.until("the second thread waits", Duration.ofSeconds(5), () -> manager.waitingCount() == 1);
+
+        first.unlock();
+        second.join(5000);
+
+        assertThat(seen.get())
+                .as("held and not released after the inner unlock")
+                .isEqualTo("true 0");
+        assertThat(engine.released).hasSize(1);
+    }
+
+    @Test
     void aWaiterThatAsksForAFixedLeaseGetsAGrantOfItsOwn() throws Exception {
         LockHandle first = manager.tryAcquire(key("fixed"), LockMode.LEASE, Duration.ZERO, null)
                 .orElseThrow();
