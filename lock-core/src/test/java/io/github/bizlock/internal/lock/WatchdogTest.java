@@ -119,18 +119,32 @@ class WatchdogTest {
         watchdog.register(overdue);
         watchdog.register(fixed);
         assertThat(watchdog.overdueCount()).isEqualTo(1);
+        HeldGrant shortLease = new HeldGrant(
+                new StubGrant(
+                        new LockKey("dog", "short"),
+                        "o",
+                        Duration.ofSeconds(3),
+                        System.nanoTime() - 1_100_000_000L,
+                        0,
+                        0),
+                engine,
+                true);
+        watchdog.register(shortLease);
         long before = System.nanoTime();
         watchdog.tick();
-        Await.until("failed", Duration.ofSeconds(5), () -> observed.contains("renewalFailed 1"));
+        Await.until("failed", Duration.ofSeconds(5), () -> observed.contains("renewalFailed 2"));
         long after = System.nanoTime();
         assertThat(overdue.nextRenewalNanos())
                 .as("retried a third of an interval later, at most 1 s")
                 .isBetween(before + SECOND, after + SECOND);
+        assertThat(shortLease.nextRenewalNanos())
+                .as("a third of its 1 s interval later")
+                .isBetween(before + SECOND / 3, after + SECOND / 3);
         assertThat(overdue.expiryLoss().reason()).contains("database down");
         assertThat(lost).isEmpty();
 
         List<HeldGrant> stopped = watchdog.stop();
-        assertThat(stopped).containsExactlyInAnyOrder(overdue, fixed);
+        assertThat(stopped).containsExactlyInAnyOrder(overdue, fixed, shortLease);
         assertThat(watchdog.size()).isZero();
         List<Grant> none =
                 new ArrayList<>(engine.keptAlive.stream().flatMap(List::stream).toList());
