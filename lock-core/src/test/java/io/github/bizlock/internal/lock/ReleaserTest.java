@@ -44,6 +44,19 @@ class ReleaserTest {
     }
 
     @Test
+    void anInterruptedUnlockingThreadStillWaitsForTheAnswerAndKeepsTheInterrupt() {
+        engine.boundsRelease = false;
+        engine.releaseAnswer = new Loss(LossCause.REMOVED, "removed");
+        Thread.currentThread().interrupt();
+        try {
+            assertThat(releaser.release(held())).isEqualTo(engine.releaseAnswer);
+            assertThat(Thread.currentThread().isInterrupted()).isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
+    @Test
     void aFailedBoundedReleaseIsNotRetried() {
         engine.releaseFailure = new DataAccessResourceFailureException("connection reset");
         HeldGrant held = held();
