@@ -379,6 +379,20 @@ class LockManagerStubTest {
     }
 
     @Test
+    void aShutdownInterruptedDuringItsGracePeriodReleasesAtOnceAndKeepsTheInterrupt() throws Exception {
+        LockHandle handle = acquire("interrupted-shutdown");
+        Thread.currentThread().interrupt();
+        try {
+            manager.shutdown(Duration.ofDays(1));
+            assertThat(Thread.currentThread().isInterrupted()).isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(engine.releasedAll).hasSize(1);
+        assertThat(handle.isHeld()).isFalse();
+    }
+
+    @Test
     void theShutdownReportsLocksStillHeldAsLostReleasesThemAtOnceAndRefusesNewOnes() throws Exception {
         List<LockLostEvent> told = new CopyOnWriteArrayList<>();
         manager.addListener(told::add);
