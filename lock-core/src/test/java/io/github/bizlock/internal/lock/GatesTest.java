@@ -129,4 +129,15 @@ class GatesTest {
                         });
         assertThat(waitedFor.users).isEqualTo(1);
     }
+
+    @Test
+    void snapshotsListTheLongestHeldFirstWhateverTheRegistrysOrder() {
+        for (int i = 0; i < 6; i++) {
+            Gate gate = gates.enter(id("order-" + i));
+            gate.heldGrant = held(System.nanoTime(), "holder-" + i);
+        }
+        assertThat(gates.snapshots())
+                .extracting(LockSnapshot::holderThread)
+                .containsExactly("holder-0", "holder-1", "holder-2", "holder-3", "holder-4", "holder-5");
+    }
 }
