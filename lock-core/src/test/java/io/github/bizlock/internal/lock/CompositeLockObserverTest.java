@@ -1,0 +1,126 @@
+package io.github.bizlock.internal.lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.bizlock.LockLostEvent;
+import io.github.bizlock.LockMode;
+import io.github.bizlock.LossCause;
+import io.github.bizlock.internal.engine.LockKey;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/** Several observers are told in order, and one that throws neither fails the lock operation nor silences the others. */
+class CompositeLockObserverTest {
+
+    private static final LockKey KEY = new LockKey("obs", "k");
+
+    private final List<String> calls = new CopyOnWriteArrayList<>();
+
+    private LockObserver recording(String name) {
+        return new LockObserver() {
+            @Override
+            public Acquisition acquisitionStarted(LockKey key, LockMode mode) {
+                calls.add(name + " started " + key.key() + " " + mode);
+                return (outcome, waitNanos) -> calls.add(name + " " + outcome + " " + waitNanos);
+            }
+
+            @Override
+            public void released(LockKey key, LockMode mode, long holdNanos) {
+                calls.add(name + " released " + key.key() + " " + mode + " " + holdNanos);
+            }
+
+            @Override
+            public void handedOver(LockKey key, LockMode mode) {
+                calls.add(name + " handedOver " + key.key() + " " + mode);
+            }
+
+            @Override
+            public void renewed(LockMode mode, int count) {
+                calls.add(name + " renewed " + mode + " " + count);
+            }
+
+            @Override
+            public void renewalFailed(LockMode mode, int count) {
+                calls.add(name + " renewalFailed " + mode + " " + count);
+            }
+
+            @Override
+            public void lost(LockLostEvent event) {
+                calls.add(name + " lost " + event.key());
+            }
+
+            @Override
+            public void purged(int rows) {
+                calls.add(name + " purged " + rows);
+            }
+        };
+    }
+
+    private static final LockObserver FAILING = new LockObserver() {
+        @Override
+        public Acquisition acquisitionStarted(LockKey key, LockMode mode) {
+            return (outcome, waitNanos) -> {
+                throw new IllegalStateException("finished fails");
+            };
+        }
+
+        @Override
+        public void released(LockKey key, LockMode mode, long holdNanos) {
+            throw new IllegalStateException("released fails");
+        }
+
+        @Override
+        public void purged(int rows) {
+            throw new IllegalStateException("purged fails");
+        }
+    };
+
+    private static final LockObserver FAILING_TO_START = new LockObserver() {
+        @Override
+        public Acquisition acquisitionStarted(LockKey key, LockMode mode) {
+            throw new IllegalStateException("start fails");
+        }
+    };
+
+    @Test
+    void everyObserverIsToldInOrderAndFailuresAreIgnored() {
+        LockObserver composite =
+                LockObserver.composite(List.of(recording("a"), FAILING, FAILING_TO_START, recording("b")));
+
+        composite.acquisitionStarted(KEY, LockMode.ROW).finished(LockObserver.Outcome.ACQUIRED, 7);
+        composite.released(KEY, LockMode.ROW, 3);
+        composite.handedOver(KEY, LockMode.ROW);
+        composite.renewed(LockMode.NAMED, 2);
+        composite.renewalFailed(LockMode.NAMED, 4);
+        composite.lost(
+                new LockLostEvent("obs", "k", LockMode.ROW, 1, "o", "t", LossCause.TAKEN_OVER, "why", Instant.now()));
+        composite.purged(5);
+
+        assertThat(calls)
+                .containsExactly(
+                        "a started k ROW",
+                        "b started k ROW",
+                        "a ACQUIRED 7",
+                        "b ACQUIRED 7",
+                        "a released k ROW 3",
+                        "b released k ROW 3",
+                        "a handedOver k ROW",
+                        "b handedOver k ROW",
+                        "a renewed NAMED 2",
+                        "b renewed NAMED 2",
+                        "a renewalFailed NAMED 4",
+                        "b renewalFailed NAMED 4",
+                        "a lost k",
+                        "b lost k",
+                        "a purged 5",
+                        "b purged 5");
+    }
+
+    @Test
+    void withoutObserversAnAcquisitionIsIgnored() {
+        assertThat(LockObserver.composite(List.of()).acquisitionStarted(KEY, LockMode.LEASE))
+                .isSameAs(LockObserver.Acquisition.NONE);
+    }
+}

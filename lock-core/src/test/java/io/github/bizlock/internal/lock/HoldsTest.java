@@ -1,0 +1,253 @@
+package io.github.bizlock.internal.lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.bizlock.Await;
+import io.github.bizlock.LockAcquisitionException;
+import io.github.bizlock.LockHandle;
+import io.github.bizlock.LockLostPolicy;
+import io.github.bizlock.LockMode;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.engine.ModeBindingStore;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Hand-offs between threads of this process, acquisitions cut short, and the shutdown's edges, on a stub engine. */
+class HoldsTest {
+
+    private static final ModeBindingStore ANY_MODE = new ModeBindingStore() {
+        @Override
+        public LockMode bind(String name, LockMode mode, long deadlineNanos) {
+            return mode;
+        }
+
+        @Override
+        public String changeStatements(String name, LockMode mode) {
+            return "";
+        }
+    };
+
+    private final StubEngine engine = new StubEngine();
+    private final List<String> observed = new CopyOnWriteArrayList<>();
+    private final LockManager manager = LockManager.builder("holds")
+            .engine(engine)
+            .modeBindings(ANY_MODE)
+            .localHandoffs(3)
+            .observer(new LockObserver() {
+                @Override
+                public void released(LockKey key, LockMode mode, long holdNanos) {
+                    observed.add("released " + key.key());
+                }
+
+                @Override
+                public void handedOver(LockKey key, LockMode mode) {
+                    observed.add("handedOver " + key.key());
+                }
+            })
+            .build();
+
+    @AfterEach
+    void close() {
+        manager.close();
+        Thread.interrupted();
+    }
+
+    private static LockKey key(String key) {
+        return new LockKey("holds", key);
+    }
+
+    /** Starts a thread that waits for the lock, then runs {@code whileHeld} and unlocks. */
+    private Thread waiter(String key, @org.jspecify.annotations.Nullable Duration lease, AtomicReference<Long> token) {
+        Thread thread = new Thread(() -> {
+            try (LockHandle handle = manager.tryAcquire(key(key), LockMode.LEASE, Duration.ofSeconds(5), lease)
+                    .orElseThrow()) {
+                token.set(handle.fencingToken());
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        thread.start();
+        return thread;
+    }
+
+    @Test
+    void anUnlockWhileAnotherThreadWaitsHandsTheGrantOverWithoutARoundTrip() throws Exception {
+        LockHandle first = manager.tryAcquire(key("handoff"), LockMode.LEASE, Duration.ZERO, null)
+                .orElseThrow();
+        AtomicReference<Long> secondToken = new AtomicReference<>();
+        Thread second = waiter("handoff", null, secondToken);
+        Await.until("the second thread waits", Duration.ofSeconds(5), () -> manager.waitingCount() == 1);
+        assertThat(manager.locks())
+                .singleElement()
+                .satisfies(lock -> assertThat(lock.waiting()).isEqualTo(1));
+        long firstToken = first.fencingToken();
+
+        first.unlock();
+        second.join(5000);
+
+        assertThat(secondToken.get()).as("the next reserved token").isEqualTo(firstToken + 1);
+        assertThat(engine.reservations).as("one database grant").containsExactly(1);
+        assertThat(engine.released).as("released once, by the last holder").hasSize(1);
+        assertThat(observed)
+                .as("the second holder may release before the first reports its hand-off")
+                .containsExactlyInAnyOrder("released handoff", "handedOver handoff", "released handoff");
+        assertThat(engine.issuedCounts)
+                .as("issued with one reserved for each of the 3 hand-offs allowed, while a thread waited")
+                .containsExactly(1 + 3);
+        assertThat(manager.activeThreadCount()).isZero();
+    }
+
+    @Test
+    void aThreadThatTookOverAGrantReEntersItAndKeepsItUntilItsLastUnlock() throws Exception {
+        LockHandle first = manager.tryAcquire(key("reenter"), LockMode.LEASE, Duration.ZERO, null)
+                .orElseThrow();
+        AtomicReference<String> seen = new AtomicReference<>();
+        Thread second = new Thread(() -> {
+            try (LockHandle outer = manager.tryAcquire(key("reenter"), LockMode.LEASE, Duration.ofSeconds(5), null)
+                    .orElseThrow()) {
+                manager.tryAcquire(key("reenter"), LockMode.LEASE, Duration.ZERO, null)
+                        .orElseThrow()
+                        .unlock();
+                seen.set(outer.isHeld() + " " + engine.released.size());
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        second.start();
+        Await.until("the second thread waits", Duration.ofSeconds(5), () -> manager.waitingCount() == 1);
+
+        first.unlock();
+        second.join(5000);
+
+        assertThat(seen.get())
+                .as("held and not released after the inner unlock")
+                .isEqualTo("true 0");
+        assertThat(engine.released).hasSize(1);
+    }
+
+    @Test
+    void aWaiterThatAsksForAFixedLeaseGetsAGrantOfItsOwn() throws Exception {
+        LockHandle first = manager.tryAcquire(key("fixed"), LockMode.LEASE, Duration.ZERO, null)
+                .orElseThrow();
+        AtomicReference<Long> secondToken = new AtomicReference<>();
+        Thread second = waiter("fixed", Duration.ofSeconds(30), secondToken);
+        Await.until("the second thread waits", Duration.ofSeconds(5), () -> manager.waitingCount() == 1);
+
+        first.unlock();
+        second.join(5000);
+
+        assertThat(secondToken.get()).isNotNull();
+        assertThat(engine.reservations).as("a new database grant").hasSize(2);
+        assertThat(engine.reservations.get(0)).isEqualTo(1);
+        assertThat(engine.released).hasSize(2);
+    }
+
+    @Test
+    void aGrantTakenWhileOthersWaitReservesATokenForEachHandOffAllowed() throws Exception {
+        LockHandle fixed = manager.tryAcquire(key("reserve"), LockMode.LEASE, Duration.ZERO, Duration.ofSeconds(30))
+                .orElseThrow();
+        AtomicReference<Long> second = new AtomicReference<>();
+        AtomicReference<Long> third = new AtomicReference<>();
+        Thread one = waiter("reserve", null, second);
+        Thread two = waiter("reserve", null, third);
+        Await.until("two threads wait", Duration.ofSeconds(5), () -> manager.waitingCount() == 2);
+
+        fixed.unlock();
+        one.join(5000);
+        two.join(5000);
+
+        assertThat(engine.reservations).containsExactly(1, 1 + 3);
+        assertThat(second.get()).isNotNull();
+        assertThat(third.get()).isNotNull().isNotEqualTo(second.get());
+    }
+
+    @Test
+    void anAcquisitionInterruptedAsTheDatabaseGrantsItGivesTheGrantBack() {
+        engine.onAcquire = () -> Thread.currentThread().interrupt();
+        assertThatThrownBy(() -> manager.tryAcquire(key("interrupted"), LockMode.LEASE, Duration.ZERO, null))
+                .isInstanceOf(InterruptedException.class)
+                .hasMessage("Interrupted while acquiring holds/interrupted");
+        assertThat(engine.released).hasSize(1);
+        assertThat(manager.activeThreadCount()).isZero();
+        assertThat(manager.heldCount()).isZero();
+        assertThat(manager.renewedCount()).isZero();
+    }
+
+    @Test
+    void aGrantThatCannotBeGivenBackAfterAnInterruptFailsTheAcquisitionAndKeepsTheInterrupt() {
+        engine.onAcquire = () -> Thread.currentThread().interrupt();
+        engine.releaseFailure = new IllegalStateException("release fails");
+        assertThatThrownBy(() -> manager.tryAcquire(key("interrupted"), LockMode.LEASE, Duration.ZERO, null))
+                .isSameAs(engine.releaseFailure);
+        assertThat(Thread.interrupted()).isTrue();
+        assertThat(manager.activeThreadCount()).isZero();
+    }
+
+    @Test
+    void aLockGrantedAsTheShutdownBeginsIsGivenBackAndRefused() {
+        engine.onAcquire = () -> {
+            Thread closer = new Thread(manager::close);
+            closer.start();
+            try {
+                closer.join();
+            } catch (InterruptedException ex) {
+                throw new AssertionError(ex);
+            }
+        };
+        assertThatThrownBy(() -> manager.tryAcquire(key("late"), LockMode.LEASE, Duration.ZERO, null))
+                .isInstanceOf(LockAcquisitionException.class)
+                .hasMessageContaining("bizlock is shutting down");
+        assertThat(engine.released).hasSize(1);
+        assertThat(manager.heldCount()).isZero();
+    }
+
+    @Test
+    void theShutdownClosesTheEnginesEvenWhenTheirReleaseFails() throws Exception {
+        manager.tryAcquire(key("held"), LockMode.LEASE, Duration.ZERO, null, LockLostPolicy.LOG)
+                .orElseThrow();
+        engine.releaseAllFailure = new IllegalStateException("release fails");
+        engine.closeFailure = new IllegalStateException("close fails");
+        manager.shutdown(Duration.ofMillis(20));
+        assertThat(engine.releasedAll).hasSize(1);
+        assertThat(engine.closed).isTrue();
+    }
+
+    @Test
+    void aLockAnotherThreadOfThisProcessHoldsIsNotAcquiredWithinTheWait() throws Exception {
+        AtomicReference<Boolean> acquired = new AtomicReference<>();
+        try (LockHandle held = manager.tryAcquire(key("local"), LockMode.LEASE, Duration.ZERO, null)
+                .orElseThrow()) {
+            Thread other = new Thread(() -> {
+                try {
+                    acquired.set(manager.tryAcquire(key("local"), LockMode.LEASE, Duration.ZERO, null)
+                                    .isPresent()
+                            || manager.tryAcquire(key("local"), LockMode.LEASE, Duration.ofMillis(1), null)
+                                    .isPresent());
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            other.start();
+            other.join(5000);
+            assertThat(held.isHeld()).isTrue();
+        }
+        assertThat(acquired.get()).isFalse();
+        assertThat(engine.reservations).hasSize(1);
+        assertThat(manager.activeThreadCount()).isZero();
+    }
+
+    @Test
+    void aWaitOfMoreThanAHundredYearsWaitsUntilAcquired() {
+        long now = System.nanoTime();
+        long hundredYears = Duration.ofDays(365 * 100).toNanos();
+        assertThat(Holds.deadline(Duration.ofDays(365 * 100)) - now)
+                .isBetween(hundredYears, hundredYears + 1_000_000_000L);
+        assertThat(Holds.deadline(Duration.ofDays(365 * 1000)) - now)
+                .isBetween(Long.MAX_VALUE / 2 - 1_000_000_000L, Long.MAX_VALUE / 2 + 1_000_000_000L);
+    }
+}

@@ -1,0 +1,114 @@
+package io.github.bizlock.internal.lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.bizlock.Await;
+import io.github.bizlock.LockReleaseException;
+import io.github.bizlock.LossCause;
+import io.github.bizlock.internal.engine.Loss;
+import io.github.bizlock.internal.lock.StubEngine.StubGrant;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.dao.DataAccessResourceFailureException;
+
+/** Where a release runs, what its failure tells the unlocking thread, and its retries in the background. */
+class ReleaserTest {
+
+    private final StubEngine engine = new StubEngine();
+    private final Releaser releaser = new Releaser();
+
+    @AfterEach
+    void close() {
+        releaser.close();
+    }
+
+    private HeldGrant held() {
+        return new HeldGrant(new StubGrant(Duration.ofSeconds(30), System.nanoTime()), engine, true);
+    }
+
+    @Test
+    void anEngineThatBoundsItsReleasesReleasesOnTheUnlockingThread() {
+        engine.releaseAnswer = new Loss(LossCause.SESSION_ENDED, "gone");
+        assertThat(releaser.release(held())).isEqualTo(engine.releaseAnswer);
+        assertThat(engine.releaseThreads).containsExactly(Thread.currentThread().getName());
+    }
+
+    @Test
+    void anyOtherEngineReleasesOnAThreadOfItsOwnAndTheUnlockingThreadGetsTheAnswer() {
+        engine.boundsRelease = false;
+        engine.releaseAnswer = new Loss(LossCause.REMOVED, "removed");
+        assertThat(releaser.release(held())).isEqualTo(engine.releaseAnswer);
+        assertThat(engine.releaseThreads).containsExactly("bizlock-release");
+    }
+
+    @Test
+    void anInterruptedUnlockingThreadStillWaitsForTheAnswerAndKeepsTheInterrupt() {
+        engine.boundsRelease = false;
+        engine.releaseAnswer = new Loss(LossCause.REMOVED, "removed");
+        Thread.currentThread().interrupt();
+        try {
+            assertThat(releaser.release(held())).isEqualTo(engine.releaseAnswer);
+            assertThat(Thread.currentThread().isInterrupted()).isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
+    @Test
+    void aFailedBoundedReleaseIsNotRetried() {
+        engine.releaseFailure = new DataAccessResourceFailureException("connection reset");
+        HeldGrant held = held();
+        assertThatThrownBy(() -> releaser.release(held))
+                .isInstanceOf(LockReleaseException.class)
+                .hasMessage("Lock stub/k (LEASE) could not be released: the release failed: connection reset. It was"
+                        + " held until this unlock, and this thread no longer holds it")
+                .hasCause(engine.releaseFailure);
+        assertThat(engine.releaseThreads).hasSize(1);
+    }
+
+    @Test
+    void aFailedReleaseOnItsOwnThreadIsRetriedInTheBackgroundUntilItSucceeds() throws Exception {
+        engine.boundsRelease = false;
+        engine.releaseFailure = new DataAccessResourceFailureException("connection reset");
+        engine.releaseFailures.set(1);
+        HeldGrant held = held();
+        assertThatThrownBy(() -> releaser.release(held))
+                .isInstanceOf(LockReleaseException.class)
+                .hasMessageContaining("could not be released: the release failed: ")
+                .hasMessageContaining("connection reset")
+                .hasMessageEndingWith("; the release is retried in the background, and the lock frees when it succeeds,"
+                        + " at the latest when its lease ends (LEASE) or the server drops its session (ROW, NAMED)")
+                .hasCause(engine.releaseFailure);
+        Await.until("released at the second attempt", Duration.ofSeconds(5), () -> engine.released.size() == 1);
+        assertThat(engine.releaseThreads).containsExactly("bizlock-release", "bizlock-release");
+    }
+
+    @Test
+    void aBackgroundReleaseOfABoundingEngineIsNotRetried() throws Exception {
+        engine.releaseFailure = new DataAccessResourceFailureException("connection reset");
+        releaser.releaseInBackground(held());
+        Await.until("tried once", Duration.ofSeconds(5), () -> engine.releaseThreads.size() == 1);
+        releaser.close();
+        assertThat(engine.releaseThreads).containsExactly("bizlock-release");
+    }
+
+    @Test
+    void onceClosedAReleaseRunsOnceOnTheCallingThread() {
+        releaser.close();
+        engine.boundsRelease = false;
+        HeldGrant held = held();
+        assertThat(releaser.release(held)).isNull();
+        releaser.releaseInBackground(held);
+        assertThat(engine.releaseThreads)
+                .containsExactly(
+                        Thread.currentThread().getName(), Thread.currentThread().getName());
+
+        engine.releaseFailure = new DataAccessResourceFailureException("connection reset");
+        assertThatThrownBy(() -> releaser.releaseInBackground(held)).isSameAs(engine.releaseFailure);
+        assertThatThrownBy(() -> releaser.release(held))
+                .isInstanceOf(LockReleaseException.class)
+                .hasCause(engine.releaseFailure);
+    }
+}

@@ -1,0 +1,145 @@
+package io.github.bizlock.internal.lock;
+
+import io.github.bizlock.LockMode;
+import io.github.bizlock.internal.engine.Grant;
+import io.github.bizlock.internal.engine.LockEngine;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.engine.Loss;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An engine that stands in for the database in tests of the lock manager's own bookkeeping (tokens, deadlines,
+ * hand-offs): it grants every request and records releases.
+ */
+final class StubEngine implements LockEngine, AutoCloseable {
+
+    record StubGrant(LockKey key, String owner, Duration lease, long sentNanos, long fencingToken, int tokens)
+            implements Grant {
+
+        StubGrant(Duration lease, long sentNanos) {
+            this(new LockKey("stub", "k"), "stub-owner", lease, sentNanos, 0, 0);
+        }
+    }
+
+    /** Whether locks are held by a session, so the engine grants no fixed lease (as ROW and NAMED). */
+    boolean sessionHeld;
+
+    boolean boundsRelease = true;
+
+    /** Keys held elsewhere: their acquisition times out. */
+    final Set<LockKey> heldElsewhere = ConcurrentHashMap.newKeySet();
+
+    volatile @Nullable RuntimeException releaseFailure;
+    /** How many of the next releases fail with {@link #releaseFailure} (all of them while negative). */
+    final AtomicInteger releaseFailures = new AtomicInteger(-1);
+
+    /** The fencing tokens each acquisition asked to reserve. */
+    final List<Integer> reservations = new CopyOnWriteArrayList<>();
+
+    /** Runs in each acquisition, before the grant is returned. */
+    volatile Runnable onAcquire = () -> {};
+
+    volatile @Nullable RuntimeException releaseAllFailure;
+    volatile @Nullable RuntimeException closeFailure;
+    volatile boolean closed;
+
+    final List<String> releaseThreads = new CopyOnWriteArrayList<>();
+    volatile @Nullable Loss releaseAnswer;
+    volatile @Nullable RuntimeException keepAliveFailure;
+    volatile @Nullable Loss keepAliveLoss;
+    final List<List<Grant>> keptAlive = new CopyOnWriteArrayList<>();
+    final List<List<Grant>> releasedAll = new CopyOnWriteArrayList<>();
+
+    long issuedTop;
+    final List<Grant> released = new CopyOnWriteArrayList<>();
+    final List<Integer> issuedCounts = new CopyOnWriteArrayList<>();
+
+    private final LockMode mode;
+
+    StubEngine() {
+        this(LockMode.LEASE);
+    }
+
+    StubEngine(LockMode mode) {
+        this.mode = mode;
+    }
+
+    @Override
+    public LockMode mode() {
+        return mode;
+    }
+
+    @Override
+    public boolean boundsRelease() {
+        return boundsRelease;
+    }
+
+    @Override
+    public @Nullable Duration fixedLease(@Nullable Duration requested) {
+        return sessionHeld ? null : requested;
+    }
+
+    @Override
+    public @Nullable Grant acquire(LockKey key, Duration lease, int tokens, long deadlineNanos) {
+        if (heldElsewhere.contains(key)) {
+            return null;
+        }
+        reservations.add(tokens);
+        onAcquire.run();
+        return new StubGrant(key, "stub-owner", lease, System.nanoTime(), 0, 0);
+    }
+
+    @Override
+    public long issueTokens(Grant grant, int count) {
+        issuedCounts.add(count);
+        issuedTop += count;
+        return issuedTop;
+    }
+
+    @Override
+    public Map<Grant, Loss> keepAlive(List<Grant> grants) {
+        RuntimeException failure = keepAliveFailure;
+        if (failure != null) {
+            throw failure;
+        }
+        keptAlive.add(grants);
+        Loss loss = keepAliveLoss;
+        return loss == null ? Map.of() : Map.of(grants.get(0), loss);
+    }
+
+    @Override
+    public @Nullable Loss release(Grant grant) {
+        releaseThreads.add(Thread.currentThread().getName());
+        RuntimeException failure = releaseFailure;
+        if (failure != null && releaseFailures.getAndDecrement() != 0) {
+            throw failure;
+        }
+        released.add(grant);
+        return releaseAnswer;
+    }
+
+    @Override
+    public void releaseAll(List<Grant> grants) {
+        releasedAll.add(grants);
+        RuntimeException failure = releaseAllFailure;
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        RuntimeException failure = closeFailure;
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}
