@@ -95,6 +95,37 @@ class HousekeepingDaoTest {
         assertThat(writes).hasValue(0);
     }
 
+    @Test
+    void oldLeaseAndTokenRowsGoAfterTheFloorRisesAboveTheirTokens() {
+        jdbc.update(
+                "INSERT INTO biz_lock (biz_type, biz_id, owner_id, fencing_token, expire_at, created_at, acquired_at,"
+                        + " modified_at) VALUES (?, ?, NULL, 70, UTC_TIMESTAMP(6) - INTERVAL 1 HOUR,"
+                        + " UTC_TIMESTAMP(6) - INTERVAL 1 HOUR, UTC_TIMESTAMP(6) - INTERVAL 1 HOUR,"
+                        + " UTC_TIMESTAMP(6) - INTERVAL 1 HOUR)",
+                LockJdbc.bytes("housekeeping"),
+                LockJdbc.bytes("lease"));
+        jdbc.update(
+                "INSERT INTO biz_lock_token (biz_type, biz_id, lock_mode, last_token, modified_at)"
+                        + " VALUES (?, ?, 'ROW', 90, UTC_TIMESTAMP(6) - INTERVAL 1 HOUR)",
+                LockJdbc.bytes("housekeeping"),
+                LockJdbc.bytes("token"));
+        HousekeepingDao housekeeping = housekeeping(dataSource, new DataSourceTransactionManager(dataSource));
+
+        assertThat(housekeeping.purgeLeaseTable(RETENTION, 10)).isEqualTo(1);
+        assertThat(floor()).isGreaterThanOrEqualTo(70L);
+        assertThat(housekeeping.purgeSessionTables(RETENTION, 10)).isEqualTo(1);
+        assertThat(floor()).isGreaterThanOrEqualTo(90L);
+
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM biz_lock", Integer.class))
+                .isZero();
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM biz_lock_token", Integer.class))
+                .isZero();
+    }
+
+    private long floor() {
+        return jdbc.queryForObject("SELECT floor_token FROM biz_lock_token_floor WHERE id = 1", Long.class);
+    }
+
     private void oldRowLockRow(String key) {
         jdbc.update(
                 "INSERT INTO biz_lock_row (biz_type, biz_id, created_at)"
