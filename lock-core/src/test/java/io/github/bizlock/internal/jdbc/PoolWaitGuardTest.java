@@ -9,6 +9,7 @@ import io.github.bizlock.Await;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
  * The guard ends a wait for a pool connection at its deadline, whatever the pool's own connection timeout (ten seconds
@@ -88,6 +90,16 @@ class PoolWaitGuardTest {
         assertThat(interruptedAfter.get(5, TimeUnit.SECONDS))
                 .as("a valid connection, and no interrupt")
                 .isFalse();
+    }
+
+    @Test
+    void aPoolFailureBeforeTheDeadlineIsThePoolsOwn(TestDatabase database) {
+        PoolWaitGuard guard = new PoolWaitGuard();
+        DriverManagerDataSource refused =
+                new DriverManagerDataSource(database.jdbcUrl(), "no_such_user_" + database.name(), "wrong");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+
+        assertThatThrownBy(() -> guard.connection(refused, deadline, "refused")).isInstanceOf(SQLException.class);
     }
 
     @Test
