@@ -203,10 +203,6 @@ public final class LockJdbc {
         }
     }
 
-    private <T> T write(Supplier<T> work) {
-        return write(NO_DEADLINE, work);
-    }
-
     private <T> T write(long deadlineNanos, Supplier<T> work) {
         return retrying(() -> inAutocommit(deadlineNanos, work));
     }

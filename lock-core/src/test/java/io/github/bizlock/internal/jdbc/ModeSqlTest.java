@@ -14,4 +14,11 @@ class ModeSqlTest {
         assertThat(ModeSql.literal("a\\b")).isEqualTo("X'615c62'");
         assertThat(ModeSql.literal("库存")).isEqualTo("X'e5ba93e5ad98'");
     }
+
+    @Test
+    void spaceAndTildeAreTheEndsOfThePrintableRangeThatIsQuoted() {
+        assertThat(ModeSql.literal("a b~")).isEqualTo("'a b~'");
+        assertThat(ModeSql.literal("a\u001fb")).isEqualTo("X'611f62'");
+        assertThat(ModeSql.literal("a\u007fb")).isEqualTo("X'617f62'");
+    }
 }
