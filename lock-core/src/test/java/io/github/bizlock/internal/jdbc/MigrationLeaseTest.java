@@ -2,6 +2,7 @@ package io.github.bizlock.internal.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -22,6 +23,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
@@ -133,6 +135,18 @@ class MigrationLeaseTest {
                 other.rollback();
             }
         }
+    }
+
+    @Test
+    void aFailureOtherThanAConflictIsNotRetried(DataSource dataSource) {
+        // A lease table made by hand with an owner column too short for the owner written into it.
+        new JdbcTemplate(dataSource)
+                .execute("CREATE TABLE short_lock_miglock (id TINYINT UNSIGNED NOT NULL, owner_id VARBINARY(8) NULL,"
+                        + " expire_at DATETIME(6) NOT NULL, PRIMARY KEY (id)) ENGINE = InnoDB");
+        MigrationLease lease = lease(dataSource, "short_lock");
+
+        assertThatThrownBy(() -> lease.runExclusively(Duration.ofMillis(300), () -> "never"))
+                .isInstanceOf(DataAccessException.class);
     }
 
     @Test
