@@ -1,0 +1,101 @@
+package io.github.bizlock.internal.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+import io.github.bizlock.internal.jdbc.dialect.Dialects;
+import io.github.bizlock.test.TestDatabaseExtension;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+
+/**
+ * The check of the lock tables, against tables made migration by migration, as by an operator who ran the DDL of some
+ * versions by hand.
+ */
+@ExtendWith(TestDatabaseExtension.class)
+class LockSchemaTest {
+
+    private static final String[] MIGRATIONS = {
+        "V1__create_biz_lock.sql",
+        "V2__row_and_named.sql",
+        "V3__row_created_at_index.sql",
+        "V4__lock_modes.sql",
+        "V5__token_server.sql"
+    };
+
+    @Test
+    void tablesMadeByHandAreAtTheLastVersionWhoseTablesIndexesAndColumnsAllExist(DataSource dataSource) {
+        LockSchema schema = schema(dataSource, "hand_lock");
+        assertThat(schema.versionWithoutHistory()).isZero();
+        assertThat(schema.missingTables())
+                .containsExactly(
+                        "hand_lock", "hand_lock_token_floor", "hand_lock_row", "hand_lock_token", "hand_lock_mode");
+
+        for (int version = 1; version <= MIGRATIONS.length; version++) {
+            migrate(dataSource, "hand_lock", version);
+            assertThat(schema.versionWithoutHistory()).as("after V%d", version).isEqualTo(version);
+            if (version == 1) {
+                assertThat(schema.missingTables())
+                        .containsExactly("hand_lock_row", "hand_lock_token", "hand_lock_mode");
+            }
+            if (version == 4) {
+                assertThat(schema.missingTables()).isEmpty();
+                assertThatIllegalStateException()
+                        .isThrownBy(schema::verify)
+                        .withMessageContaining("lacks a column of this version");
+            }
+        }
+        assertThatCode(schema::verify).doesNotThrowAnyException();
+    }
+
+    @Test
+    void tablesThatMatchNoVersionFailNamingWhatExistsAndWhatToCreate(DataSource dataSource) {
+        migrate(dataSource, "odd_lock", 1);
+        migrate(dataSource, "odd_lock", 2);
+        new JdbcTemplate(dataSource).execute("DROP TABLE odd_lock_token_floor");
+
+        assertThatIllegalStateException()
+                .isThrownBy(schema(dataSource, "odd_lock")::versionWithoutHistory)
+                .withMessageContaining("match no version of them: odd_lock, odd_lock_row, odd_lock_token exist, but"
+                        + " odd_lock_token_floor, odd_lock_row_created_at")
+                .withMessageContaining("CREATE TABLE odd_lock_token_floor");
+    }
+
+    private static LockSchema schema(DataSource dataSource, String table) {
+        return new BizLockDao(
+                        dataSource,
+                        new DataSourceTransactionManager(dataSource),
+                        Dialects.detect(dataSource, table),
+                        table)
+                .schema();
+    }
+
+    /** Runs the statements of one migration ({@code version} from 1), as an operator would from its file. */
+    private static void migrate(DataSource dataSource, String table, int version) {
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        String sql = read("db/bizlock/migration/" + MIGRATIONS[version - 1])
+                .replace("${" + LockSchema.TABLE_PLACEHOLDER + "}", table)
+                .replaceAll("(?m)^--.*$", "");
+        Arrays.stream(sql.split(";"))
+                .map(String::strip)
+                .filter(statement -> !statement.isEmpty())
+                .forEach(jdbc::execute);
+    }
+
+    private static String read(String resource) {
+        try (InputStream in = LockSchemaTest.class.getClassLoader().getResourceAsStream(resource)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+}
