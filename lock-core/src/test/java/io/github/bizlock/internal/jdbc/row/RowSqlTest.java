@@ -1,0 +1,42 @@
+package io.github.bizlock.internal.jdbc.row;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.bizlock.internal.jdbc.LockJdbc;
+import io.github.bizlock.internal.jdbc.dialect.Dialect;
+import io.github.bizlock.internal.jdbc.dialect.Dialects;
+import io.github.bizlock.test.TestDatabase;
+import io.github.bizlock.test.TestDatabaseExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * ROW mode's statements for the server under test: how a row lock waits (in the statement on MariaDB, through the
+ * session's {@code innodb_lock_wait_timeout} on MySQL) and which error a failed {@code NOWAIT} reports.
+ */
+@ExtendWith(TestDatabaseExtension.class)
+class RowSqlTest {
+
+    @Test
+    void theStatementsLockTheRowOfTheConfiguredTableAndWaitAsTheServerDoes(TestDatabase database) {
+        Dialect dialect = Dialects.detect(database.dataSource(), "biz_lock");
+        RowSql sql = RowSql.of(dialect);
+
+        assertThat(sql.createLockRow()).contains("INSERT IGNORE INTO biz_lock_row");
+        assertThat(sql.lockRowNowait())
+                .contains("SELECT CONNECTION_ID()")
+                .contains("FROM biz_lock_row")
+                .contains("FOR UPDATE NOWAIT");
+        if (dialect.product().equals("MariaDB")) {
+            assertThat(sql).isInstanceOf(RowSql.MariaDb.class);
+            assertThat(sql.lockRow(7)).contains("FOR UPDATE WAIT 7").doesNotContain("NOWAIT");
+            assertThat(sql.lockWaitTimeout()).isNull();
+            assertThat(sql.nowaitErrorCode()).isEqualTo(LockJdbc.ER_LOCK_WAIT_TIMEOUT);
+        } else {
+            assertThat(sql).isInstanceOf(RowSql.MySql.class);
+            assertThat(sql.lockRow(7)).contains("FOR UPDATE").doesNotContain("WAIT");
+            assertThat(sql.lockWaitTimeout()).isEqualTo("SET SESSION innodb_lock_wait_timeout = ?");
+            assertThat(sql.nowaitErrorCode()).isEqualTo(3572);
+        }
+    }
+}

@@ -1,0 +1,512 @@
+package io.github.bizlock.internal.jdbc.session;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.bizlock.LockAcquisitionException;
+import io.github.bizlock.LockFixture;
+import io.github.bizlock.LockMode;
+import io.github.bizlock.LossCause;
+import io.github.bizlock.internal.engine.Grant;
+import io.github.bizlock.internal.engine.LockEngine;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.engine.Loss;
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.test.TestDatabase;
+import io.github.bizlock.test.TestDatabaseExtension;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+/**
+ * The shared part of the ROW and NAMED engines, with the SQL steps scripted: what the acquire loop makes of each
+ * outcome, how a release and a heartbeat read their step's answer, and what happens to the session each time. The
+ * sessions are real connections; nothing here waits, so each test takes milliseconds. The real steps are tested by
+ * {@code RowLockTest} and {@code NamedLockTest}.
+ */
+@ExtendWith(TestDatabaseExtension.class)
+class SessionLockEngineTest {
+
+    private static final LockKey KEY = new LockKey("order", "42");
+    private static final Duration LEASE = Duration.ofSeconds(3);
+
+    private BizLockDao dao;
+    private DataSource plain;
+    private ScriptedEngine engine;
+
+    @BeforeEach
+    void engine(TestDatabase database) {
+        dao = LockFixture.dao(database.dataSource());
+        plain = new DriverManagerDataSource(database.jdbcUrl(), database.username(), database.password());
+        engine = new ScriptedEngine(Duration.ofSeconds(1));
+    }
+
+    @AfterEach
+    void close() {
+        engine.close();
+    }
+
+    @Test
+    void aHeartbeatThatIsNotPositiveIsRefused() {
+        assertThatThrownBy(() -> new ScriptedEngine(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("bizlock.session.heartbeat must be positive");
+        assertThatThrownBy(() -> new ScriptedEngine(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aHeldSessionIsCheckedEveryHeartbeatOrEveryThirdOfAShorterLease() {
+        assertThat(engine.keepAliveInterval(Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(1));
+        assertThat(engine.keepAliveInterval(Duration.ofSeconds(3))).isEqualTo(Duration.ofSeconds(1));
+        assertThat(engine.keepAliveInterval(Duration.ofMillis(600))).isEqualTo(Duration.ofMillis(200));
+        assertThat(engine.fixedLease(Duration.ofSeconds(5))).isNull();
+        assertThat(engine.mode()).isEqualTo(LockMode.NAMED);
+        assertThat(engine.boundsRelease()).isTrue();
+    }
+
+    @Test
+    void anAcquiredLockKeepsItsSessionAndTellsTheServerToEndItAfterTwoSilentLeases() throws Exception {
+        engine.outcomes(SessionLockEngine.Outcome.ACQUIRED);
+
+        Grant grant = engine.acquire(KEY, LEASE, 0, in5s());
+
+        assertThat(grant).isInstanceOf(SessionGrant.class);
+        assertThat(grant.key()).isEqualTo(KEY);
+        Session session = ((SessionGrant) grant).session();
+        assertThat(session.heldBy(grant)).isTrue();
+        assertThat(engine.heldSessions()).isEqualTo(1);
+        assertThat(session.silentSeconds()).isEqualTo(6);
+        assertThat(queryLong(session, "SELECT @@SESSION.wait_timeout")).isEqualTo(6);
+    }
+
+    @Test
+    void theSilentSessionTimeoutIsSetOncePerSession() throws Exception {
+        engine.outcomes(SessionLockEngine.Outcome.ACQUIRED);
+        Grant grant = engine.acquire(KEY, LEASE, 0, in5s());
+        Session session = ((SessionGrant) grant).session();
+        assertThat(engine.release(grant)).isNull();
+        // Changed behind the engine's back: the engine trusts what it set last, and does not set it again.
+        execute(session, "SET SESSION wait_timeout = 100");
+
+        engine.outcomes(SessionLockEngine.Outcome.ACQUIRED);
+        Grant again = engine.acquire(KEY, LEASE, 0, in5s());
+
+        assertThat(((SessionGrant) again).session()).isSameAs(session);
+        assertThat(queryLong(session, "SELECT @@SESSION.wait_timeout")).isEqualTo(100);
+    }
+
+    @Test
+    void aBusyLockIsTriedAgainUntilTheDeadlineAndThenGivesTheSessionBack() throws Exception {
+        engine.outcomes(
+                SessionLockEngine.Outcome.BUSY, SessionLockEngine.Outcome.RETRY, SessionLockEngine.Outcome.ACQUIRED);
+        assertThat(engine.acquire(KEY, LEASE, 0, in5s())).isNotNull();
+        assertThat(engine.attempts).isEqualTo(3);
+
+        engine.attempts = 0;
+        engine.outcomes(SessionLockEngine.Outcome.BUSY, SessionLockEngine.Outcome.ACQUIRED);
+        assertThat(engine.acquire(KEY, LEASE, 0, System.nanoTime() - 1)).isNull();
+        assertThat(engine.attempts).isEqualTo(1);
+        assertThat(engine.heldSessions()).isEqualTo(1);
+    }
+
+    @Test
+    void aWaitEndedAtTheDeadlineIsNotAcquiredAndGivesTheSessionBack() throws Exception {
+        engine.outcomes(SessionLockEngine.Outcome.DEADLINE, SessionLockEngine.Outcome.ACQUIRED);
+
+        assertThat(engine.acquire(KEY, LEASE, 0, in5s())).isNull();
+        assertThat(engine.attempts).isEqualTo(1);
+        assertThat(engine.heldSessions()).isZero();
+        assertThat(engine.lastSession.connection().isClosed()).isFalse();
+    }
+
+    @Test
+    void aWaitEndedForAnInterruptThrowsAndClearsTheInterrupt() throws Exception {
+        engine.outcomes(SessionLockEngine.Outcome.INTERRUPTED);
+        engine.interruptWithOutcome = true; // the thread was interrupted, and the canceller ended its wait
+
+        assertThatThrownBy(() -> engine.acquire(KEY, LEASE, 0, in5s()))
+                .isInstanceOf(InterruptedException.class)
+                .hasMessageContaining("order");
+        assertThat(Thread.interrupted()).isFalse();
+        assertThat(engine.heldSessions()).isZero();
+    }
+
+    @Test
+    void anInterruptBeforeAnAttemptThrowsWithoutTrying() {
+        engine.outcomes(SessionLockEngine.Outcome.ACQUIRED);
+        Thread.currentThread().interrupt();
+
+        assertThatThrownBy(() -> engine.acquire(KEY, LEASE, 0, in5s())).isInstanceOf(InterruptedException.class);
+        assertThat(Thread.interrupted()).isFalse();
+        assertThat(engine.attempts).isZero();
+        assertThat(engine.heldSessions()).isZero();
+    }
+
+    @Test
+    void aFailedAttemptDiscardsItsSessionAndNamesTheLockStatement() throws Exception {
+        engine.failure = new SQLException("Deadlock found", "40001", 1213);
+
+        assertThatThrownBy(() -> engine.acquire(KEY, LEASE, 0, in5s()))
+                .isInstanceOf(DataAccessException.class)
+                .hasMessageContaining("GET_LOCK for order/42");
+        assertThat(engine.heldSessions()).isZero();
+        assertThat(engine.lastSession.connection().isClosed()).isTrue();
+    }
+
+    @Test
+    void aFailedAttemptOfAnInterruptedThreadIsAnInterrupt() throws Exception {
+        engine.failure = new SQLException("socket closed");
+        engine.interruptOnFailure = true;
+
+        assertThatThrownBy(() -> engine.acquire(KEY, LEASE, 0, in5s()))
+                .isInstanceOf(InterruptedException.class)
+                .hasCauseInstanceOf(SQLException.class);
+        assertThat(Thread.interrupted()).isFalse();
+        assertThat(engine.lastSession.connection().isClosed()).isTrue();
+    }
+
+    @Test
+    void aRuntimeFailureOfAnAttemptDiscardsTheSession() throws Exception {
+        engine.runtimeFailure = new IllegalStateException("reconnected");
+
+        assertThatThrownBy(() -> engine.acquire(KEY, LEASE, 0, in5s())).isSameAs(engine.runtimeFailure);
+        assertThat(engine.heldSessions()).isZero();
+        assertThat(engine.lastSession.connection().isClosed()).isTrue();
+    }
+
+    @Test
+    void noSessionLeftIsAnAcquisitionFailureNamingTheSetting() throws Exception {
+        acquired(); // the engine's two sessions
+        acquired(new LockKey("order", "43"));
+
+        assertThatThrownBy(() -> engine.acquire(new LockKey("order", "44"), LEASE, 0, System.nanoTime()))
+                .isInstanceOf(LockAcquisitionException.class)
+                .hasMessageContaining("bizlock.session.max-connections");
+    }
+
+    @Test
+    void aReleaseTheSessionConfirmsGivesTheSessionBackForReuse() throws Exception {
+        Grant grant = acquired();
+        Session session = ((SessionGrant) grant).session();
+
+        assertThat(engine.release(grant)).isNull();
+
+        assertThat(engine.heldSessions()).isZero();
+        assertThat(session.connection().isClosed()).isFalse();
+        assertThat(session.connection().getNetworkTimeout()).isEqualTo((int) SessionPool.STATEMENT_TIMEOUT.toMillis());
+        assertThat(engine.unlockReadTimeout).isEqualTo((int) LockEngine.RELEASE_TIMEOUT.toMillis());
+    }
+
+    @Test
+    void aSecondReleaseIsReportedAndLeavesTheSessionAlone() throws Exception {
+        Grant grant = acquired();
+        engine.release(grant);
+        engine.unlocks = 0;
+
+        Loss loss = engine.release(grant);
+
+        assertThat(loss.cause()).isEqualTo(LossCause.UNKNOWN);
+        assertThat(engine.unlocks).isZero();
+    }
+
+    @Test
+    void aReleaseTheSessionDoesNotConfirmIsASessionThatEndedAndClosesIt() throws Exception {
+        Grant grant = acquired();
+        engine.unlockAnswer = false;
+
+        Loss loss = engine.release(grant);
+
+        assertThat(loss.cause()).isEqualTo(LossCause.SESSION_ENDED);
+        assertThat(engine.heldSessions()).isZero();
+        assertThat(((SessionGrant) grant).session().connection().isClosed()).isTrue();
+    }
+
+    @Test
+    void aReleaseThatFailedIsASessionThatEnded() throws Exception {
+        Grant grant = acquired();
+        engine.failure = new SQLException("Connection killed");
+
+        Loss loss = engine.release(grant);
+
+        assertThat(loss.cause()).isEqualTo(LossCause.SESSION_ENDED);
+        assertThat(engine.heldSessions()).isZero();
+    }
+
+    @Test
+    void aReleaseThatTimedOutThrowsAndClosesTheSession() throws Exception {
+        Grant grant = acquired();
+        engine.failure = new SQLTimeoutException("read timed out");
+
+        assertThatThrownBy(() -> engine.release(grant))
+                .isInstanceOf(QueryTimeoutException.class)
+                .hasMessageContaining("did not answer within 2000 ms");
+        assertThat(engine.heldSessions()).isZero();
+        assertThat(((SessionGrant) grant).session().connection().isClosed()).isTrue();
+    }
+
+    @Test
+    void aReleaseAfterAHeartbeatGotNoAnswerThrowsWithoutSendingIt() throws Exception {
+        Grant grant = acquired();
+        engine.failure = new SQLTimeoutException("read timed out");
+        assertThat(engine.keepAlive(List.of(grant)).get(grant).cause()).isEqualTo(LossCause.UNREACHABLE);
+        engine.failure = null;
+
+        assertThatThrownBy(() -> engine.release(grant)).isInstanceOf(QueryTimeoutException.class);
+        assertThat(engine.unlocks).isZero();
+        assertThat(engine.heldSessions()).isZero();
+    }
+
+    @Test
+    void aReleaseOfAnInterruptedThreadRunsWithTheInterruptClearedAndRestoresIt() throws Exception {
+        Grant grant = acquired();
+        Thread.currentThread().interrupt();
+
+        assertThat(engine.release(grant)).isNull();
+
+        assertThat(engine.interruptedInUnlock).isFalse();
+        assertThat(Thread.interrupted()).isTrue();
+    }
+
+    @Test
+    void aHeartbeatReportsOnlyTheGrantsWhoseSessionNoLongerHoldsTheLock() throws Exception {
+        Grant held = acquired();
+        Grant lost = acquired(new LockKey("order", "43"));
+        engine.notHolding = ((SessionGrant) lost).session();
+
+        Map<Grant, Loss> gone = engine.keepAlive(List.of(held, lost));
+
+        assertThat(gone).containsOnlyKeys(lost);
+        assertThat(gone.get(lost).cause()).isEqualTo(LossCause.SESSION_ENDED);
+        assertThat(((SessionGrant) held).session().connection().getNetworkTimeout())
+                .isEqualTo((int) SessionPool.STATEMENT_TIMEOUT.toMillis());
+        assertThat(engine.heartbeatReadTimeout).isEqualTo((int) LockEngine.RELEASE_TIMEOUT.toMillis());
+    }
+
+    @Test
+    void aHeartbeatThatFailedReportsTheSessionEndedWithoutMarkingItUnanswered() throws Exception {
+        Grant grant = acquired();
+        engine.failure = new SQLException("Connection killed");
+
+        Map<Grant, Loss> gone = engine.keepAlive(List.of(grant));
+
+        assertThat(gone.get(grant).cause()).isEqualTo(LossCause.SESSION_ENDED);
+        assertThat(((SessionGrant) grant).session().unanswered()).isFalse();
+    }
+
+    @Test
+    void aHeartbeatSkipsAGrantReleasedSinceItWasCollected() throws Exception {
+        Grant grant = acquired();
+        engine.release(grant);
+        engine.failure = new SQLException("would be a loss");
+
+        assertThat(engine.keepAlive(List.of(grant))).isEmpty();
+        assertThat(engine.heartbeats).isZero();
+    }
+
+    @Test
+    void releaseAllClosesTheSessionsStillHeldAndSkipsReleasedOnes() throws Exception {
+        Grant held = acquired();
+        Grant released = acquired(new LockKey("order", "43"));
+        engine.release(released);
+
+        engine.releaseAll(List.of(held, released));
+
+        assertThat(((SessionGrant) held).session().connection().isClosed()).isTrue();
+        assertThat(((SessionGrant) released).session().connection().isClosed()).isFalse();
+        assertThat(engine.heldSessions()).isZero();
+        assertThat(((SessionGrant) held).session().heldBy(held)).isFalse();
+    }
+
+    @Test
+    void tokensAreIssuedOnlyWhileTheSessionHoldsTheLockAndKeepTheInterrupt() throws Exception {
+        Grant grant = acquired();
+        Thread.currentThread().interrupt();
+        assertThat(engine.issueTokens(grant, 3)).isEqualTo(3);
+        assertThat(Thread.interrupted()).isTrue();
+
+        engine.release(grant);
+        assertThatThrownBy(() -> engine.issueTokens(grant, 1))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("was released");
+
+        Grant other = acquired();
+        engine.failure = new SQLException("token table gone");
+        assertThatThrownBy(() -> engine.issueTokens(other, 1))
+                .isInstanceOf(DataAccessException.class)
+                .hasMessageContaining("issuing fencing tokens for");
+    }
+
+    @Test
+    void aGrantOfAnotherEngineIsRefused() {
+        Grant foreign = new Grant() {
+            @Override
+            public LockKey key() {
+                return KEY;
+            }
+
+            @Override
+            public String owner() {
+                return "x";
+            }
+
+            @Override
+            public Duration lease() {
+                return LEASE;
+            }
+
+            @Override
+            public long sentNanos() {
+                return 0;
+            }
+        };
+
+        assertThatThrownBy(() -> engine.release(foreign))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("was not made by a session engine");
+    }
+
+    @Test
+    void aSessionThatReportsAnotherConnectionIdReconnectedAndIsRefused() throws Exception {
+        Grant grant = acquired();
+        Session session = ((SessionGrant) grant).session();
+
+        SessionLockEngine.requireSameConnection(session, session.connectionId());
+        assertThatThrownBy(() -> SessionLockEngine.requireSameConnection(session, session.connectionId() + 1))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("reconnected");
+        assertThat(SessionLockEngine.ended(SessionCanceller.Ending.DEADLINE))
+                .isEqualTo(SessionLockEngine.Outcome.DEADLINE);
+        assertThat(SessionLockEngine.ended(SessionCanceller.Ending.INTERRUPT))
+                .isEqualTo(SessionLockEngine.Outcome.INTERRUPTED);
+    }
+
+    @Test
+    void aClosedEngineClosesItsSessions() throws Exception {
+        Grant grant = acquired();
+
+        engine.close();
+
+        assertThat(((SessionGrant) grant).session().connection().isClosed()).isTrue();
+    }
+
+    private Grant acquired() throws InterruptedException {
+        return acquired(KEY);
+    }
+
+    private Grant acquired(LockKey key) throws InterruptedException {
+        engine.outcomes(SessionLockEngine.Outcome.ACQUIRED);
+        Grant grant = engine.acquire(key, LEASE, 0, in5s());
+        assertThat(grant).isNotNull();
+        return grant;
+    }
+
+    private static long in5s() {
+        return System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    }
+
+    private static long queryLong(Session session, String sql) throws SQLException {
+        try (Statement statement = session.connection().createStatement();
+                ResultSet row = statement.executeQuery(sql)) {
+            row.next();
+            return row.getLong(1);
+        }
+    }
+
+    private static void execute(Session session, String sql) throws SQLException {
+        try (Statement statement = session.connection().createStatement()) {
+            statement.execute(sql);
+        }
+    }
+
+    /** An engine whose steps answer as the test says, on real sessions. */
+    private final class ScriptedEngine extends SessionLockEngine {
+
+        final Deque<Outcome> outcomes = new ArrayDeque<>();
+        int attempts;
+        int unlocks;
+        int heartbeats;
+        boolean unlockAnswer = true;
+        boolean interruptOnFailure;
+        boolean interruptWithOutcome;
+        boolean interruptedInUnlock;
+        int unlockReadTimeout;
+        int heartbeatReadTimeout;
+        SQLException failure;
+        RuntimeException runtimeFailure;
+        Session notHolding;
+        Session lastSession;
+
+        ScriptedEngine(Duration heartbeat) {
+            super(LockMode.NAMED, dao, plain, 2, "owner", heartbeat, connection -> {}, "GET_LOCK");
+        }
+
+        void outcomes(Outcome... next) {
+            outcomes.clear();
+            outcomes.addAll(List.of(next));
+        }
+
+        @Override
+        protected Outcome lock(Session session, LockKey key, long deadlineNanos) throws SQLException {
+            lastSession = session;
+            attempts++;
+            fail();
+            if (interruptWithOutcome) {
+                Thread.currentThread().interrupt();
+            }
+            return outcomes.removeFirst();
+        }
+
+        @Override
+        protected long issueTokens(Session session, Grant grant, int count) throws SQLException {
+            return onHeldSession(session, grant, () -> {
+                fail();
+                return (long) count;
+            });
+        }
+
+        @Override
+        protected boolean stillHolds(Session session, Grant grant) throws SQLException {
+            heartbeats++;
+            heartbeatReadTimeout = session.connection().getNetworkTimeout();
+            fail();
+            return session != notHolding;
+        }
+
+        @Override
+        protected boolean unlock(Session session, Grant grant) throws SQLException {
+            unlocks++;
+            interruptedInUnlock = Thread.currentThread().isInterrupted();
+            unlockReadTimeout = session.connection().getNetworkTimeout();
+            fail();
+            return unlockAnswer;
+        }
+
+        private void fail() throws SQLException {
+            if (runtimeFailure != null) {
+                throw runtimeFailure;
+            }
+            if (failure != null) {
+                if (interruptOnFailure) {
+                    Thread.currentThread().interrupt();
+                }
+                throw failure;
+            }
+        }
+    }
+}

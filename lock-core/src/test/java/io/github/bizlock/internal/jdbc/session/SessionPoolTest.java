@@ -1,0 +1,369 @@
+package io.github.bizlock.internal.jdbc.session;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.bizlock.ThreadPerTask;
+import io.github.bizlock.test.TestDatabase;
+import io.github.bizlock.test.TestDatabaseExtension;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.TransientDataAccessResourceException;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+/**
+ * The session pool's accounting against a database that answers: what is lent, given back, discarded and reused, what
+ * a full or closed pool says, and what a new session is set up with. Each test takes milliseconds; the pool's
+ * behaviour when the database does not answer is {@link SessionPoolOpenTest}'s.
+ */
+@ExtendWith(TestDatabaseExtension.class)
+class SessionPoolTest {
+
+    private static final String PROPERTY = "bizlock.session.max-connections";
+    private static final long FIVE_SECONDS = TimeUnit.SECONDS.toNanos(5);
+
+    private DataSource plain;
+    private SessionPool pool;
+
+    @BeforeEach
+    void plainConnections(TestDatabase database) {
+        plain = new DriverManagerDataSource(database.jdbcUrl(), database.username(), database.password());
+    }
+
+    @AfterEach
+    void closePool() {
+        if (pool != null) {
+            pool.close();
+        }
+    }
+
+    @Test
+    void aPoolOfFewerThanOneSessionIsRefusedNamingTheSetting() {
+        assertThatThrownBy(() -> new SessionPool(plain, 0, PROPERTY, connection -> {}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(PROPERTY + " must be at least 1, was 0");
+    }
+
+    @Test
+    void heldSessionsAreCountedUntilGivenBackOrDiscarded() throws Exception {
+        pool = pool(3);
+        Session first = pool.borrow(in5s());
+        Session second = pool.borrow(in5s());
+        assertThat(pool.heldCount()).isEqualTo(2);
+        assertThat(first.connection()).isNotSameAs(second.connection());
+
+        pool.giveBack(first);
+        assertThat(pool.heldCount()).isEqualTo(1);
+        assertThat(first.connection().isClosed()).isFalse();
+
+        pool.discard(second);
+        assertThat(pool.heldCount()).isZero();
+        assertThat(second.connection().isClosed()).isTrue();
+    }
+
+    @Test
+    void theSessionGivenBackLastIsReusedFirstAndADiscardedOneNever() throws Exception {
+        pool = pool(3);
+        Session first = pool.borrow(in5s());
+        Session second = pool.borrow(in5s());
+        pool.giveBack(first);
+        pool.giveBack(second);
+
+        assertThat(pool.borrow(in5s())).isSameAs(second);
+        assertThat(pool.borrow(in5s())).isSameAs(first);
+
+        pool.discard(first);
+        Session fresh = pool.borrow(in5s());
+        assertThat(fresh).isNotSameAs(first).isNotSameAs(second);
+    }
+
+    @Test
+    void aNewSessionIsSetUpKnowsItsConnectionIdAndHasTheStatementTimeoutAsReadTimeout() throws Exception {
+        pool = new SessionPool(plain, 1, PROPERTY, connection -> connection.setAutoCommit(false));
+        Session session = pool.borrow(in5s());
+
+        assertThat(session.connection().getAutoCommit()).isFalse();
+        assertThat(session.connection().getNetworkTimeout()).isEqualTo((int) SessionPool.STATEMENT_TIMEOUT.toMillis());
+        try (Statement statement = session.connection().createStatement();
+                ResultSet row = statement.executeQuery(SessionSql.CONNECTION_ID)) {
+            row.next();
+            assertThat(session.connectionId()).isEqualTo(row.getLong(1)).isPositive();
+        }
+    }
+
+    @Test
+    void aReusedSessionForgetsTheLockItHeldBefore() throws Exception {
+        pool = pool(1);
+        Session session = pool.borrow(in5s());
+        Object grant = new Object();
+        session.guard().lock();
+        try {
+            session.holdFor(grant);
+            session.markUnanswered();
+            session.markDone();
+        } finally {
+            session.guard().unlock();
+        }
+        pool.giveBack(session);
+
+        Session reused = pool.borrow(in5s());
+        assertThat(reused).isSameAs(session);
+        assertThat(reused.unanswered()).isFalse();
+        assertThat(reused.heldBy(grant)).isFalse();
+        assertThat(reused.heldBy(null)).isTrue();
+    }
+
+    @Test
+    void aFullPoolFailsAtItsDeadlineNamingTheSettingAndFreesNothing() throws Exception {
+        pool = pool(2);
+        pool.borrow(in5s());
+        pool.borrow(in5s());
+
+        assertThatThrownBy(() -> pool.borrow(System.nanoTime() - FIVE_SECONDS))
+                .isInstanceOf(TransientDataAccessResourceException.class)
+                .hasMessage("All 2 bizlock session connections stayed held by locks throughout the wait (0 ms); raise "
+                        + PROPERTY + ", hold fewer ROW/NAMED locks at once, or wait longer");
+        assertThat(pool.heldCount()).isEqualTo(2);
+    }
+
+    @Test
+    void aFullPoolWaitsForASessionGivenBackDuringTheWait() throws Exception {
+        pool = pool(1);
+        Session held = pool.borrow(in5s());
+        CompletableFuture<Session> waiting = CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return pool.borrow(System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+                    } catch (InterruptedException ex) {
+                        throw new IllegalStateException(ex);
+                    }
+                },
+                ThreadPerTask.EXECUTOR);
+
+        pool.giveBack(held);
+
+        assertThat(waiting.get(30, TimeUnit.SECONDS)).isSameAs(held);
+        assertThat(pool.heldCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aFailedOpenIsReportedWithTheDriversMessageClosesWhatItOpenedAndFreesItsPlace() throws Exception {
+        RecordingDataSource sessions = new RecordingDataSource(plain);
+        pool = new SessionPool(sessions, 1, PROPERTY, connection -> {
+            throw new SQLException("setup refused");
+        });
+
+        assertThatThrownBy(() -> pool.borrow(in5s()))
+                .isInstanceOf(DataAccessResourceFailureException.class)
+                .hasMessage("bizlock could not open a session connection for a ROW/NAMED lock: setup refused")
+                .hasCauseInstanceOf(SQLException.class);
+        assertThat(sessions.last.isClosed()).isTrue();
+        assertThat(pool.heldCount()).isZero();
+    }
+
+    @Test
+    void aRuntimeFailureOfTheDataSourceIsPassedOnAsItIs() {
+        IllegalStateException failure = new IllegalStateException("no route");
+        pool = new SessionPool(failing(failure), 1, PROPERTY, connection -> {});
+
+        assertThatThrownBy(() -> pool.borrow(in5s())).isSameAs(failure);
+        assertThat(pool.heldCount()).isZero();
+    }
+
+    @Test
+    void anErrorOfTheDataSourceIsPassedOnAsItIs() {
+        AssertionError failure = new AssertionError("broken driver");
+        pool = new SessionPool(failing(failure), 1, PROPERTY, connection -> {});
+
+        assertThatThrownBy(() -> pool.borrow(in5s())).isSameAs(failure);
+        assertThat(pool.heldCount()).isZero();
+    }
+
+    @Test
+    void anIdleSessionWhoseConnectionDiedIsClosedAndReplaced() throws Exception {
+        pool = pool(1);
+        Session dead = pool.borrow(in5s());
+        pool.giveBack(dead);
+        killFromOutside(dead);
+        dead.idleSinceNanos = System.nanoTime() - TimeUnit.SECONDS.toNanos(2);
+
+        Session session = pool.borrow(in5s());
+
+        assertThat(session).isNotSameAs(dead);
+        assertThat(dead.connection().isClosed()).isTrue();
+        assertThat(session.connection().isValid(5)).isTrue();
+    }
+
+    @Test
+    void anIdleSessionThatStillAnswersIsReusedAfterItsCheck() throws Exception {
+        pool = pool(1);
+        Session session = pool.borrow(in5s());
+        pool.giveBack(session);
+        session.idleSinceNanos = System.nanoTime() - TimeUnit.SECONDS.toNanos(2);
+
+        assertThat(pool.borrow(in5s())).isSameAs(session);
+    }
+
+    @Test
+    void anIdleSessionRecentlyUsedIsReusedWithoutACheck() throws Exception {
+        pool = pool(1);
+        Session session = pool.borrow(in5s());
+        pool.giveBack(session);
+        // A dead connection is only noticed by the check: without one, it is lent as it is.
+        killFromOutside(session);
+
+        assertThat(pool.borrow(in5s())).isSameAs(session);
+    }
+
+    @Test
+    void anIdleSessionWithNoTimeLeftForItsCheckStaysIdle() throws Exception {
+        pool = pool(1);
+        Session session = pool.borrow(in5s());
+        pool.giveBack(session);
+        session.idleSinceNanos = System.nanoTime() - TimeUnit.SECONDS.toNanos(2);
+
+        assertThatThrownBy(() -> pool.borrow(System.nanoTime() - TimeUnit.SECONDS.toNanos(2)))
+                .isInstanceOf(TransientDataAccessResourceException.class)
+                .hasMessageContaining("could not check a session connection");
+        assertThat(pool.heldCount()).isZero();
+        assertThat(session.connection().isClosed()).isFalse();
+        assertThat(pool.borrow(in5s())).isSameAs(session);
+    }
+
+    @Test
+    void aClosedPoolLendsNothingAndClosesIdleHeldAndReturnedSessions() throws Exception {
+        pool = pool(3);
+        Session idle = pool.borrow(in5s());
+        Session held = pool.borrow(in5s());
+        Session returnedLate = pool.borrow(in5s());
+        pool.giveBack(idle);
+
+        pool.close();
+
+        assertThat(idle.connection().isClosed()).isTrue();
+        assertThat(held.connection().isClosed()).isTrue();
+        assertThatThrownBy(() -> pool.borrow(in5s()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("The bizlock session pool is closed");
+        pool.giveBack(returnedLate);
+        assertThat(returnedLate.connection().isClosed()).isTrue();
+        assertThat(pool.heldCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aSessionKeepsEachStatementForReuseAndClosesTheLeastRecentlyUsedPastSixteen() throws Exception {
+        pool = pool(1);
+        Session session = pool.borrow(in5s());
+        PreparedStatement first = session.prepare("SELECT 0");
+        assertThat(session.prepare("SELECT 0")).isSameAs(first);
+        PreparedStatement second = session.prepare("SELECT 1");
+        for (int i = 2; i < 16; i++) {
+            session.prepare("SELECT " + i);
+        }
+        session.prepare("SELECT 0"); // now the most recently used
+        assertThat(first.isClosed()).isFalse();
+        assertThat(second.isClosed()).isFalse();
+
+        session.prepare("SELECT 16");
+
+        assertThat(second.isClosed()).isTrue();
+        assertThat(first.isClosed()).isFalse();
+        PreparedStatement again = session.prepare("SELECT 1");
+        assertThat(again).isNotSameAs(second);
+        assertThat(again.isClosed()).isFalse();
+    }
+
+    @Test
+    void aClosedStatementIsPreparedAgain() throws Exception {
+        pool = pool(1);
+        Session session = pool.borrow(in5s());
+        PreparedStatement statement = session.prepare("SELECT 1");
+        statement.close();
+
+        PreparedStatement again = session.prepare("SELECT 1");
+
+        assertThat(again).isNotSameAs(statement);
+        assertThat(again.isClosed()).isFalse();
+    }
+
+    @Test
+    void aSessionsReadTimeoutIsClampedToWhatTheDriverTakes() throws Exception {
+        pool = pool(1);
+        Session session = pool.borrow(in5s());
+
+        session.readTimeout(-5);
+        assertThat(session.connection().getNetworkTimeout()).isZero();
+        session.readTimeout(Long.MAX_VALUE);
+        assertThat(session.connection().getNetworkTimeout()).isEqualTo(Integer.MAX_VALUE);
+        session.readTimeout(1234);
+        assertThat(session.connection().getNetworkTimeout()).isEqualTo(1234);
+    }
+
+    @Test
+    void aNewSessionHasSetNoWaitsAndNamesItsConnection() throws Exception {
+        pool = pool(1);
+        Session session = pool.borrow(in5s());
+
+        assertThat(session.lockWaitSeconds()).isEqualTo(-1);
+        assertThat(session.silentSeconds()).isEqualTo(-1);
+        assertThat(session).hasToString("Session[connection id " + session.connectionId() + "]");
+        session.lockWaitSeconds(3);
+        session.silentSeconds(4);
+        assertThat(session.lockWaitSeconds()).isEqualTo(3);
+        assertThat(session.silentSeconds()).isEqualTo(4);
+    }
+
+    private SessionPool pool(int maxSessions) {
+        return new SessionPool(plain, maxSessions, PROPERTY, connection -> {});
+    }
+
+    private static long in5s() {
+        return System.nanoTime() + FIVE_SECONDS;
+    }
+
+    /** Ends the session's connection behind the pool's back, as a driver that saw the socket fail would. */
+    private static void killFromOutside(Session session) throws SQLException {
+        session.connection().close();
+    }
+
+    private static DataSource failing(Throwable failure) {
+        return new DelegatingDataSource(new DriverManagerDataSource()) {
+            @Override
+            public Connection getConnection() {
+                if (failure instanceof RuntimeException runtime) {
+                    throw runtime;
+                }
+                throw (Error) failure;
+            }
+        };
+    }
+
+    /** Remembers the last connection it opened. */
+    private static final class RecordingDataSource extends DelegatingDataSource {
+
+        volatile Connection last;
+
+        RecordingDataSource(DataSource target) {
+            super(target);
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            Connection connection = super.getConnection();
+            last = connection;
+            return connection;
+        }
+    }
+}
