@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.contract.StatementCounter;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.test.TestDatabase;
@@ -100,16 +101,18 @@ class MigrationLeaseTest {
             MigrationLease lease = lease(noWait, "conflict_lock");
             lease.runExclusively(Duration.ofSeconds(5), () -> "creates the lease table");
             CountDownLatch locked = new CountDownLatch(1);
-            CompletableFuture<Void> other = CompletableFuture.runAsync(() -> {
-                try (Connection connection = database.dataSource().getConnection()) {
-                    lockLeaseRow(connection, "conflict_lock");
-                    locked.countDown();
-                    Thread.sleep(300); // another migrator's transaction, holding the row for a moment
-                    connection.rollback();
-                } catch (Exception ex) {
-                    throw new IllegalStateException(ex);
-                }
-            });
+            CompletableFuture<Void> other = CompletableFuture.runAsync(
+                    () -> {
+                        try (Connection connection = database.dataSource().getConnection()) {
+                            lockLeaseRow(connection, "conflict_lock");
+                            locked.countDown();
+                            Thread.sleep(300); // another migrator's transaction, holding the row for a moment
+                            connection.rollback();
+                        } catch (Exception ex) {
+                            throw new IllegalStateException(ex);
+                        }
+                    },
+                    ThreadPerTask.EXECUTOR);
             assertThat(locked.await(10, TimeUnit.SECONDS)).isTrue();
 
             assertThat(lease.runExclusively(Duration.ofSeconds(10), () -> "migrated"))

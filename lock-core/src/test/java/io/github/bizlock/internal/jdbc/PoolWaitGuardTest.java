@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.Await;
+import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
@@ -73,14 +74,17 @@ class PoolWaitGuardTest {
         PoolWaitGuard guard = new PoolWaitGuard();
         CompletableFuture<Boolean> interruptedAfter;
         try (Connection taken = pool.getConnection()) {
-            interruptedAfter = CompletableFuture.supplyAsync(() -> {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-                try (Connection connection = guard.connection(pool, deadline, "waiting")) {
-                    return connection.isValid(1) && Thread.currentThread().isInterrupted();
-                } catch (Exception ex) {
-                    throw new IllegalStateException(ex);
-                }
-            });
+            interruptedAfter = CompletableFuture.supplyAsync(
+                    () -> {
+                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                        try (Connection connection = guard.connection(pool, deadline, "waiting")) {
+                            return connection.isValid(1)
+                                    && Thread.currentThread().isInterrupted();
+                        } catch (Exception ex) {
+                            throw new IllegalStateException(ex);
+                        }
+                    },
+                    ThreadPerTask.EXECUTOR);
             Await.until(
                     "the other thread waits for the pool",
                     Duration.ofSeconds(5),

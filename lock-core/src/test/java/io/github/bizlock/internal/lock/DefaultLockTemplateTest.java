@@ -10,7 +10,6 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.engine.ModeBindingStore;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -21,24 +20,12 @@ import org.junit.jupiter.api.Test;
 /** The template fills in what a call's options leave unset from its defaults, and offers locks as JDK {@link Lock}s. */
 class DefaultLockTemplateTest {
 
-    private static final ModeBindingStore ANY_MODE = new ModeBindingStore() {
-        @Override
-        public LockMode bind(String name, LockMode mode, long deadlineNanos) {
-            return mode;
-        }
-
-        @Override
-        public String changeStatements(String name, LockMode mode) {
-            return "";
-        }
-    };
-
     private final StubEngine lease = new StubEngine(LockMode.LEASE);
     private final StubEngine row = new StubEngine(LockMode.ROW);
     private final LockManager manager = LockManager.builder("template")
             .engine(lease)
             .engine(row)
-            .modeBindings(ANY_MODE)
+            .modeBindings(StubEngine.ANY_MODE)
             .build();
 
     @AfterEach

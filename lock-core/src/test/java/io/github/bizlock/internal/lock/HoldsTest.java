@@ -9,7 +9,6 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.engine.ModeBindingStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -20,23 +19,11 @@ import org.junit.jupiter.api.Test;
 /** Hand-offs between threads of this process, acquisitions cut short, and the shutdown's edges, on a stub engine. */
 class HoldsTest {
 
-    private static final ModeBindingStore ANY_MODE = new ModeBindingStore() {
-        @Override
-        public LockMode bind(String name, LockMode mode, long deadlineNanos) {
-            return mode;
-        }
-
-        @Override
-        public String changeStatements(String name, LockMode mode) {
-            return "";
-        }
-    };
-
     private final StubEngine engine = new StubEngine();
     private final List<String> observed = new CopyOnWriteArrayList<>();
     private final LockManager manager = LockManager.builder("holds")
             .engine(engine)
-            .modeBindings(ANY_MODE)
+            .modeBindings(StubEngine.ANY_MODE)
             .localHandoffs(3)
             .observer(new LockObserver() {
                 @Override

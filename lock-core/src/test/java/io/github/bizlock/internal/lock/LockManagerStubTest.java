@@ -14,7 +14,6 @@ import io.github.bizlock.LockOptions;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
-import io.github.bizlock.internal.engine.ModeBindingStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -31,18 +30,6 @@ import org.junit.jupiter.api.Test;
  * same against the real database, with waits; these need none.
  */
 class LockManagerStubTest {
-
-    private static final ModeBindingStore ANY_MODE = new ModeBindingStore() {
-        @Override
-        public LockMode bind(String name, LockMode mode, long deadlineNanos) {
-            return mode;
-        }
-
-        @Override
-        public String changeStatements(String name, LockMode mode) {
-            return "";
-        }
-    };
 
     /** Records the observer's calls as text, in order. */
     private static final class RecordingObserver implements LockObserver {
@@ -85,7 +72,7 @@ class LockManagerStubTest {
     private final RecordingObserver observer = new RecordingObserver();
     private final LockManager manager = LockManager.builder("stub-instance")
             .engine(engine)
-            .modeBindings(ANY_MODE)
+            .modeBindings(StubEngine.ANY_MODE)
             .observer(observer)
             .build();
 
@@ -163,15 +150,17 @@ class LockManagerStubTest {
         assertThatThrownBy(builder::build)
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageStartingWith("A LockManager needs the store that binds each lock name to one mode");
-        assertThat(builder.modeBindings(ANY_MODE)).isSameAs(builder);
+        assertThat(builder.modeBindings(StubEngine.ANY_MODE)).isSameAs(builder);
         assertThat(builder.observer(observer)).isSameAs(builder);
         try (LockManager built = builder.build()) {
             assertThat(built.instanceId()).isEqualTo("b");
             assertThat(built.modes()).isEqualTo(Set.of(LockMode.LEASE));
             assertThat(built.observer()).isNotSameAs(LockObserver.NONE);
         }
-        try (LockManager plain =
-                LockManager.builder("p").engine(engine).modeBindings(ANY_MODE).build()) {
+        try (LockManager plain = LockManager.builder("p")
+                .engine(engine)
+                .modeBindings(StubEngine.ANY_MODE)
+                .build()) {
             assertThat(plain.observer()).isSameAs(LockObserver.NONE);
         }
     }
@@ -310,7 +299,7 @@ class LockManagerStubTest {
     void theWatchdogRenewsDueGrantsAndReportsTheOnesTheDatabaseNoLongerHolds() throws Exception {
         try (LockManager fast = LockManager.builder("fast")
                 .engine(engine)
-                .modeBindings(ANY_MODE)
+                .modeBindings(StubEngine.ANY_MODE)
                 .watchdogLease(Duration.ofMillis(300))
                 .observer(observer)
                 .build()) {
@@ -363,7 +352,7 @@ class LockManagerStubTest {
         engine.keepAliveFailure = new IllegalStateException("database down");
         try (LockManager fast = LockManager.builder("fast")
                 .engine(engine)
-                .modeBindings(ANY_MODE)
+                .modeBindings(StubEngine.ANY_MODE)
                 .watchdogLease(Duration.ofMillis(300))
                 .observer(observer)
                 .build()) {

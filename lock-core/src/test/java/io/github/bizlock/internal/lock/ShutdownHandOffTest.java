@@ -9,7 +9,6 @@ import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
-import io.github.bizlock.internal.engine.ModeBindingStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -80,20 +79,9 @@ class ShutdownHandOffTest {
     @Test
     void aGrantHandedOverAsTheShutdownBeginsIsReleasedOnce() throws Exception {
         CountingEngine engine = new CountingEngine();
-        ModeBindingStore anyMode = new ModeBindingStore() {
-            @Override
-            public LockMode bind(String name, LockMode mode, long deadlineNanos) {
-                return mode;
-            }
-
-            @Override
-            public String changeStatements(String name, LockMode mode) {
-                return "";
-            }
-        };
         LockManager manager = LockManager.builder("counting")
                 .engine(engine)
-                .modeBindings(anyMode)
+                .modeBindings(StubEngine.ANY_MODE)
                 .build();
         LockKey key = new LockKey("hand-off", "1");
         LockHandle first =

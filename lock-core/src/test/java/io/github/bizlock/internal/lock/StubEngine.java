@@ -5,6 +5,7 @@ import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
+import io.github.bizlock.internal.engine.ModeBindingStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,19 @@ import org.jspecify.annotations.Nullable;
  * hand-offs): it grants every request and records releases.
  */
 final class StubEngine implements LockEngine, AutoCloseable {
+
+    /** Mode bindings that accept whatever mode a name is first used in, without a database. */
+    static final ModeBindingStore ANY_MODE = new ModeBindingStore() {
+        @Override
+        public LockMode bind(String name, LockMode mode, long deadlineNanos) {
+            return mode;
+        }
+
+        @Override
+        public String changeStatements(String name, LockMode mode) {
+            return "";
+        }
+    };
 
     record StubGrant(LockKey key, String owner, Duration lease, long sentNanos, long fencingToken, int tokens)
             implements Grant {
