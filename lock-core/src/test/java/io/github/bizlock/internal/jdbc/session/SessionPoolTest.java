@@ -160,7 +160,7 @@ class SessionPoolTest {
 
     @Test
     void aFailedOpenIsReportedWithTheDriversMessageClosesWhatItOpenedAndFreesItsPlace() throws Exception {
-        RecordingDataSource sessions = new RecordingDataSource(plain);
+        OpenedConnections sessions = new OpenedConnections(plain);
         pool = new SessionPool(sessions, 1, PROPERTY, connection -> {
             throw new SQLException("setup refused");
         });
@@ -348,22 +348,5 @@ class SessionPoolTest {
                 throw (Error) failure;
             }
         };
-    }
-
-    /** Remembers the last connection it opened. */
-    private static final class RecordingDataSource extends DelegatingDataSource {
-
-        volatile Connection last;
-
-        RecordingDataSource(DataSource target) {
-            super(target);
-        }
-
-        @Override
-        public Connection getConnection() throws SQLException {
-            Connection connection = super.getConnection();
-            last = connection;
-            return connection;
-        }
     }
 }
