@@ -85,18 +85,22 @@ class CompositeLockObserverTest {
     };
 
     @Test
-    void everyObserverIsToldInOrderAndFailuresAreIgnored() {
+    void everyObserverIsToldInOrderAndFailuresAreLoggedAndIgnored() {
         LockObserver composite =
                 LockObserver.composite(List.of(recording("a"), FAILING, FAILING_TO_START, recording("b")));
 
-        composite.acquisitionStarted(KEY, LockMode.ROW).finished(LockObserver.Outcome.ACQUIRED, 7);
-        composite.released(KEY, LockMode.ROW, 3);
-        composite.handedOver(KEY, LockMode.ROW);
-        composite.renewed(LockMode.NAMED, 2);
-        composite.renewalFailed(LockMode.NAMED, 4);
-        composite.lost(
-                new LockLostEvent("obs", "k", LockMode.ROW, 1, "o", "t", LossCause.TAKEN_OVER, "why", Instant.now()));
-        composite.purged(5);
+        List<String> logged;
+        try (CapturedLog log = new CapturedLog(LockObserver.class)) {
+            composite.acquisitionStarted(KEY, LockMode.ROW).finished(LockObserver.Outcome.ACQUIRED, 7);
+            composite.released(KEY, LockMode.ROW, 3);
+            composite.handedOver(KEY, LockMode.ROW);
+            composite.renewed(LockMode.NAMED, 2);
+            composite.renewalFailed(LockMode.NAMED, 4);
+            composite.lost(new LockLostEvent(
+                    "obs", "k", LockMode.ROW, 1, "o", "t", LossCause.TAKEN_OVER, "why", Instant.now()));
+            composite.purged(5);
+            logged = log.lines();
+        }
 
         assertThat(calls)
                 .containsExactly(
@@ -116,6 +120,17 @@ class CompositeLockObserverTest {
                         "b lost k",
                         "a purged 5",
                         "b purged 5");
+        // Ignored, but not silently: whoever runs the failing observer finds each failure in the log.
+        assertThat(logged)
+                .hasSize(4)
+                .allSatisfy(line -> assertThat(line)
+                        .startsWith("WARN bizlock lock observer ")
+                        .contains(" failed; the lock operation went on"))
+                .satisfiesExactly(
+                        start -> assertThat(start).endsWith("(start fails)"),
+                        finished -> assertThat(finished).endsWith("(finished fails)"),
+                        released -> assertThat(released).endsWith("(released fails)"),
+                        purged -> assertThat(purged).endsWith("(purged fails)"));
     }
 
     @Test

@@ -131,6 +131,26 @@ class GatesTest {
     }
 
     @Test
+    void aGrantBetweenTwoHoldsIsShownAsWaitedForWithoutAHolder() {
+        Gate gate = gates.enter(id("between"));
+        gates.enter(id("between"));
+        HeldGrant held = held(System.nanoTime(), "last-holder");
+        held.hold().token(3);
+        gate.heldGrant = held;
+        held.handOver();
+
+        assertThat(gates.heldCount()).as("the grant is still held").isEqualTo(1);
+        assertThat(gates.snapshots()).singleElement().satisfies(lock -> {
+            assertThat(lock.key()).isEqualTo(new LockKey("gates", "between"));
+            assertThat(lock.holderThread()).isNull();
+            assertThat(lock.fencingToken()).isZero();
+            assertThat(lock.heldFor()).isZero();
+            assertThat(lock.onLost()).isNull();
+            assertThat(lock.waiting()).isEqualTo(2);
+        });
+    }
+
+    @Test
     void snapshotsListTheLongestHeldFirstWhateverTheRegistrysOrder() {
         for (int i = 0; i < 6; i++) {
             Gate gate = gates.enter(id("order-" + i));

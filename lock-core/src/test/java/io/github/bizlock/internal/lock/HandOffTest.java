@@ -138,6 +138,21 @@ class HandOffTest {
     }
 
     @Test
+    void aGrantWhoseRenewalsStoppedForItsReleaseIsLeftToTheRelease() {
+        HeldGrant held = held(System.nanoTime(), 0, 0, true);
+        watchdog.register(held);
+
+        handOff.stopRenewing(held);
+
+        assertThat(watchdog.size()).isZero();
+        // A renewal still under way may find the row already freed by the release: that is no loss.
+        assertThat(held.markLostByWatchdog(new Loss(LossCause.REMOVED, "freed by the release")))
+                .isNull();
+        assertThat(held.isValid()).isTrue();
+        assertThat(held.giveBackAtShutdown()).as("the release gives it back").isFalse();
+    }
+
+    @Test
     void aReleaseReportsWhatTheEngineAnswered() {
         HeldGrant held = held(System.nanoTime(), 0, 0, true);
         assertThat(handOff.release(held)).isNull();

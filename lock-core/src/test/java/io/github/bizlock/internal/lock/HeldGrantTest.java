@@ -122,6 +122,7 @@ class HeldGrantTest {
     void aGrantIsValidUntilItIsLostReleasedOrItsLeaseEnds() {
         HeldGrant fresh = watched(Duration.ofSeconds(30), System.nanoTime());
         assertThat(fresh.isValid()).isTrue();
+        assertThat(fresh.isReleased()).isFalse();
         assertThat(fresh.loss()).isNull();
 
         HeldGrant ended = watched(Duration.ofSeconds(1), System.nanoTime() - 2 * SECOND);

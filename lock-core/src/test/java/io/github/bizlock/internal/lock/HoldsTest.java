@@ -11,16 +11,23 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Hand-offs between threads of this process, acquisitions cut short, and the shutdown's edges, on a stub engine. */
 class HoldsTest {
 
+    private static final long SECOND = 1_000_000_000L;
+
     private final StubEngine engine = new StubEngine();
     private final List<String> observed = new CopyOnWriteArrayList<>();
+    private final List<Long> holdNanos = new CopyOnWriteArrayList<>();
     private final LockManager manager = LockManager.builder("holds")
             .engine(engine)
             .modeBindings(StubEngine.ANY_MODE)
@@ -28,6 +35,7 @@ class HoldsTest {
             .observer(new LockObserver() {
                 @Override
                 public void released(LockKey key, LockMode mode, long holdNanos) {
+                    HoldsTest.this.holdNanos.add(holdNanos);
                     observed.add("released " + key.key());
                 }
 
@@ -87,6 +95,130 @@ class HoldsTest {
                 .as("issued with one reserved for each of the 3 hand-offs allowed, while a thread waited")
                 .containsExactly(1 + 3);
         assertThat(manager.activeThreadCount()).isZero();
+    }
+
+    @Test
+    void eachHoldOfAHandedOverGrantIsReportedWithItsOwnHoldTime() throws Exception {
+        engine.sentOffsetNanos = SECOND; // the hand-off window stays open however slowly this runs
+        long started = System.nanoTime();
+        LockHandle first = manager.tryAcquire(key("timed"), LockMode.LEASE, Duration.ZERO, null)
+                .orElseThrow();
+        Thread second = waiter("timed", null, new AtomicReference<>());
+        Await.until("the second thread waits", Duration.ofSeconds(5), () -> manager.waitingCount() == 1);
+
+        first.unlock();
+        second.join(5000);
+        long ended = System.nanoTime();
+
+        assertThat(observed).contains("handedOver timed");
+        assertThat(holdNanos).hasSize(2).allSatisfy(hold -> assertThat(hold).isBetween(0L, ended - started));
+    }
+
+    @Test
+    void aThreadInterruptedAsItTakesAGrantOverLeavesItAndTheLastToLeaveReleasesIt() throws Exception {
+        engine.sentOffsetNanos = SECOND; // the hand-off window stays open however slowly this runs
+        LockHandle first = manager.tryAcquire(key("interrupted-taker"), LockMode.LEASE, Duration.ZERO, null)
+                .orElseThrow();
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread second = new Thread(() -> {
+            try {
+                manager.tryAcquire(key("interrupted-taker"), LockMode.LEASE, Duration.ofSeconds(5), null)
+                        .ifPresent(LockHandle::unlock);
+            } catch (Throwable ex) {
+                thrown.set(ex);
+            }
+        });
+        // Interrupted once it holds the local lock, before it takes over the grant handed to it.
+        engine.onFixedLease = () -> {
+            if (Thread.currentThread() == second) {
+                second.interrupt();
+            }
+        };
+        second.start();
+        Await.until("the second thread waits", Duration.ofSeconds(5), () -> manager.waitingCount() == 1);
+
+        first.unlock();
+        second.join(5000);
+
+        assertThat(observed).contains("handedOver interrupted-taker");
+        assertThat(thrown.get())
+                .isInstanceOf(InterruptedException.class)
+                .hasMessage("Interrupted while acquiring holds/interrupted-taker");
+        assertThat(engine.reservations).as("no new grant").hasSize(1);
+        assertThat(engine.released)
+                .as("released by the interrupted thread as it left")
+                .hasSize(1);
+        assertThat(manager.heldCount()).isZero();
+        assertThat(manager.activeThreadCount()).isZero();
+    }
+
+    @Test
+    void aThreadWhoseAcquisitionTimedOutLetsTheNextLocalWaiterAsk() throws Exception {
+        engine.heldElsewhere.add(key("elsewhere"));
+        CountDownLatch asking = new CountDownLatch(1);
+        CountDownLatch goOn = new CountDownLatch(1);
+        List<String> asked = new CopyOnWriteArrayList<>();
+        engine.onFixedLease = () -> {
+            // Called with the local lock held, just before the engine is asked.
+            asked.add(Thread.currentThread().getName());
+            if (Thread.currentThread().getName().equals("first")) {
+                asking.countDown();
+                try {
+                    goOn.await();
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        List<Boolean> acquired = new CopyOnWriteArrayList<>();
+        Thread first = timingOut("elsewhere", "first", acquired);
+        Thread second;
+        try {
+            assertThat(asking.await(5, TimeUnit.SECONDS)).isTrue();
+            second = timingOut("elsewhere", "second", acquired);
+            Await.until("the second thread waits", Duration.ofSeconds(5), () -> manager.waitingCount() == 2);
+        } finally {
+            goOn.countDown();
+        }
+        first.join(5000);
+        second.join(5000);
+
+        assertThat(acquired).containsExactly(false, false);
+        assertThat(asked).as("the local lock passed to the second").containsExactly("first", "second");
+        assertThat(manager.activeThreadCount()).isZero();
+    }
+
+    /** Starts a thread named {@code name} that asks for a lock, waiting up to 5 s, and adds whether it got it. */
+    private Thread timingOut(String key, String name, List<Boolean> acquired) {
+        Thread thread = new Thread(
+                () -> {
+                    try {
+                        Optional<LockHandle> handle =
+                                manager.tryAcquire(key(key), LockMode.LEASE, Duration.ofSeconds(5), null);
+                        acquired.add(handle.isPresent());
+                        handle.ifPresent(LockHandle::unlock);
+                    } catch (InterruptedException ex) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                name);
+        thread.start();
+        return thread;
+    }
+
+    @Test
+    void eachUnlockOfAReEntryLetsGoOfOneLocalHold() throws Exception {
+        LockHandle outer = manager.tryAcquire(key("re-entered"), LockMode.LEASE, Duration.ZERO, null)
+                .orElseThrow();
+        LockHandle inner = manager.tryAcquire(key("re-entered"), LockMode.LEASE, Duration.ZERO, null)
+                .orElseThrow();
+        ReentrantLock local = ((DefaultLockHandle) outer).gate.local;
+        assertThat(local.getHoldCount()).isEqualTo(2);
+
+        inner.unlock();
+        assertThat(local.getHoldCount()).isEqualTo(1);
+        outer.unlock();
+        assertThat(local.isLocked()).isFalse();
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
+import io.github.bizlock.LockReleaseException;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
@@ -35,15 +36,21 @@ class LockManagerStubTest {
     private static final class RecordingObserver implements LockObserver {
 
         final List<String> calls = new CopyOnWriteArrayList<>();
+        final List<Long> waitNanos = new CopyOnWriteArrayList<>();
+        final List<Long> holdNanos = new CopyOnWriteArrayList<>();
 
         @Override
         public Acquisition acquisitionStarted(LockKey key, LockMode mode) {
             calls.add("started " + key.key());
-            return (outcome, waitNanos) -> calls.add(outcome + " " + key.key());
+            return (outcome, waitNanos) -> {
+                this.waitNanos.add(waitNanos);
+                calls.add(outcome + " " + key.key());
+            };
         }
 
         @Override
         public void released(LockKey key, LockMode mode, long holdNanos) {
+            this.holdNanos.add(holdNanos);
             calls.add("released " + key.key());
         }
 
@@ -190,6 +197,122 @@ class LockManagerStubTest {
         assertThat(manager.renewedCount()).isZero();
         assertThat(observer.calls)
                 .containsExactly("started re", "ACQUIRED re", "started re", "ACQUIRED re", "released re");
+    }
+
+    @Test
+    void theObserverIsToldHowLongTheAcquisitionWaitedAndTheLockWasHeld() throws Exception {
+        long started = System.nanoTime();
+        LockHandle handle = acquire("timed");
+        long acquired = System.nanoTime();
+        handle.unlock();
+        long released = System.nanoTime();
+
+        assertThat(observer.waitNanos)
+                .singleElement()
+                .satisfies(wait -> assertThat(wait).isBetween(0L, acquired - started));
+        assertThat(observer.holdNanos)
+                .singleElement()
+                .satisfies(hold -> assertThat(hold).isBetween(0L, released - started));
+    }
+
+    @Test
+    void theLastUnlockMarksTheGrantReleased() throws Exception {
+        DefaultLockHandle handle = (DefaultLockHandle) acquire("marked");
+        HeldGrant held = handle.hold.heldGrant;
+        assertThat(held.isReleased()).isFalse();
+
+        handle.unlock();
+
+        assertThat(held.isReleased()).isTrue();
+        assertThat(held.hold()).isNull();
+        assertThat(held.isValid()).isFalse();
+    }
+
+    @Test
+    void anUnlockWhoseReleaseFailsStillEndsTheHoldAndReportsNoLoss() throws Exception {
+        DefaultLockHandle handle = (DefaultLockHandle) acquire("failing");
+        engine.releaseFailure = new IllegalStateException("release fails");
+
+        assertThatThrownBy(handle::unlock)
+                .isInstanceOf(LockReleaseException.class)
+                .hasMessageContaining("release fails");
+
+        assertThat(handle.isHeld()).isFalse();
+        assertThat(handle.hold.heldGrant.isReleased()).isTrue();
+        assertThat(handle.gate.local.isLocked()).as("the local lock is free").isFalse();
+        assertThat(manager.heldCount()).isZero();
+        assertThat(manager.activeThreadCount()).isZero();
+        assertThat(observer.calls).containsExactly("started failing", "ACQUIRED failing", "released failing");
+    }
+
+    @Test
+    void twoThreadsAskingForOneHoldsTokenAtOnceGetTheSameOne() throws Exception {
+        LockHandle handle = acquire("asked-twice");
+        HeldGrant held = ((DefaultLockHandle) handle).hold.heldGrant;
+        CountDownLatch issuing = new CountDownLatch(1);
+        CountDownLatch goOn = new CountDownLatch(1);
+        engine.onIssueTokens = () -> {
+            issuing.countDown();
+            try {
+                goOn.await();
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        List<Long> tokens = new CopyOnWriteArrayList<>();
+        Thread first = new Thread(() -> tokens.add(handle.fencingToken()), "first-asker");
+        Thread second = new Thread(() -> tokens.add(handle.fencingToken()), "second-asker");
+        try {
+            first.start();
+            assertThat(issuing.await(5, TimeUnit.SECONDS)).isTrue();
+            second.start();
+            // The second finds no token yet and waits for the first, which is having it issued.
+            Await.until("the second asker waits", Duration.ofSeconds(5), () -> held.tokenLock.hasQueuedThread(second));
+        } finally {
+            goOn.countDown();
+            first.join(5000);
+            second.join(5000);
+        }
+
+        assertThat(tokens).hasSize(2).containsOnly(handle.fencingToken());
+        assertThat(engine.issuedCounts).as("issued once").containsExactly(1);
+        handle.unlock();
+    }
+
+    @Test
+    void theManagerCountsTheRenewalsThatAreOverdue() throws Exception {
+        engine.keepAliveFailure = new IllegalStateException("database down");
+        // Taken 20 s ago with a 30 s lease and never renewed since: overdue after 15 s, lost only after 29 s.
+        engine.sentOffsetNanos = -Duration.ofSeconds(20).toNanos();
+        LockHandle handle = acquire("overdue");
+
+        assertThat(manager.overdueRenewalCount()).isEqualTo(1);
+
+        handle.unlock();
+        assertThat(manager.overdueRenewalCount()).isZero();
+    }
+
+    @Test
+    void theShutdownEndsTheReleaseAndListenerThreads() throws Exception {
+        engine.boundsRelease = false; // released on a thread of the manager's
+        AtomicReference<Thread> listenerThread = new AtomicReference<>();
+        manager.addListener(event -> listenerThread.set(Thread.currentThread()));
+        LockHandle handle = acquire("threads");
+        engine.releaseAnswer = new Loss(LossCause.REMOVED, "its row was deleted");
+        assertThatThrownBy(handle::unlock).isInstanceOf(LockLostException.class);
+        Await.until("the listener is told", Duration.ofSeconds(5), () -> listenerThread.get() != null);
+        Thread releaser = engine.releaseThreads.get(0);
+        Thread notifier = listenerThread.get();
+        assertThat(releaser.getName()).isEqualTo("bizlock-release");
+        assertThat(notifier.getName()).isEqualTo("bizlock-lost-listeners");
+
+        manager.shutdown(Duration.ZERO);
+
+        // Idle pool threads would otherwise live on: a release thread for a minute, the listeners' for good.
+        releaser.join(5000);
+        assertThat(releaser.isAlive()).as("the release thread ended").isFalse();
+        notifier.join(5000);
+        assertThat(notifier.isAlive()).as("the listeners' thread ended").isFalse();
     }
 
     @Test

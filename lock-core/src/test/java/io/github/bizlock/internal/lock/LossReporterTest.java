@@ -73,10 +73,31 @@ class LossReporterTest {
     }
 
     @Test
-    void theInterruptPolicyInterruptsTheHolder() {
+    void theInterruptPolicyInterruptsTheHolderAndLogsThatItDid() {
         Hold hold = hold(LockLostPolicy.INTERRUPT);
-        losses.notifyLost(hold, new Loss(LossCause.TAKEN_OVER, "another owner"));
+        List<String> logged;
+        try (CapturedLog log = new CapturedLog(LockManager.class)) {
+            losses.notifyLost(hold, new Loss(LossCause.TAKEN_OVER, "another owner"));
+            logged = log.lines();
+        }
         assertThat(Thread.interrupted()).isTrue();
+        // The interrupt surfaces far from the loss, in whatever the holder was doing: the log says where it came from.
+        assertThat(logged)
+                .contains("WARN bizlock interrupted thread "
+                        + Thread.currentThread().getName() + ", which held the lost lock k");
+    }
+
+    @Test
+    void underTheInterruptPolicyAHolderThatIsUnlockingIsNeitherInterruptedNorLoggedAsInterrupted() {
+        Hold hold = hold(LockLostPolicy.INTERRUPT);
+        hold.heldGrant.markReleasing();
+        List<String> logged;
+        try (CapturedLog log = new CapturedLog(LockManager.class)) {
+            losses.notifyLost(hold, new Loss(LossCause.TAKEN_OVER, "another owner"));
+            logged = log.lines();
+        }
+        assertThat(Thread.currentThread().isInterrupted()).isFalse();
+        assertThat(logged).singleElement().satisfies(line -> assertThat(line).startsWith("WARN bizlock lost lock "));
     }
 
     @Test

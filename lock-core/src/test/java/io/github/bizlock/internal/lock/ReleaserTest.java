@@ -32,7 +32,9 @@ class ReleaserTest {
     void anEngineThatBoundsItsReleasesReleasesOnTheUnlockingThread() {
         engine.releaseAnswer = new Loss(LossCause.SESSION_ENDED, "gone");
         assertThat(releaser.release(held())).isEqualTo(engine.releaseAnswer);
-        assertThat(engine.releaseThreads).containsExactly(Thread.currentThread().getName());
+        assertThat(engine.releaseThreads)
+                .extracting(Thread::getName)
+                .containsExactly(Thread.currentThread().getName());
     }
 
     @Test
@@ -40,7 +42,7 @@ class ReleaserTest {
         engine.boundsRelease = false;
         engine.releaseAnswer = new Loss(LossCause.REMOVED, "removed");
         assertThat(releaser.release(held())).isEqualTo(engine.releaseAnswer);
-        assertThat(engine.releaseThreads).containsExactly("bizlock-release");
+        assertThat(engine.releaseThreads).extracting(Thread::getName).containsExactly("bizlock-release");
     }
 
     @Test
@@ -82,7 +84,9 @@ class ReleaserTest {
                         + " at the latest when its lease ends (LEASE) or the server drops its session (ROW, NAMED)")
                 .hasCause(engine.releaseFailure);
         Await.until("released at the second attempt", Duration.ofSeconds(5), () -> engine.released.size() == 1);
-        assertThat(engine.releaseThreads).containsExactly("bizlock-release", "bizlock-release");
+        assertThat(engine.releaseThreads)
+                .extracting(Thread::getName)
+                .containsExactly("bizlock-release", "bizlock-release");
     }
 
     @Test
@@ -91,7 +95,7 @@ class ReleaserTest {
         releaser.releaseInBackground(held());
         Await.until("tried once", Duration.ofSeconds(5), () -> engine.releaseThreads.size() == 1);
         releaser.close();
-        assertThat(engine.releaseThreads).containsExactly("bizlock-release");
+        assertThat(engine.releaseThreads).extracting(Thread::getName).containsExactly("bizlock-release");
     }
 
     @Test
@@ -102,6 +106,7 @@ class ReleaserTest {
         assertThat(releaser.release(held)).isNull();
         releaser.releaseInBackground(held);
         assertThat(engine.releaseThreads)
+                .extracting(Thread::getName)
                 .containsExactly(
                         Thread.currentThread().getName(), Thread.currentThread().getName());
 

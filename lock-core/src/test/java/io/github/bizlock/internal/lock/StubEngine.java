@@ -60,15 +60,38 @@ final class StubEngine implements LockEngine, AutoCloseable {
     /** Runs in each acquisition, before the grant is returned. */
     volatile Runnable onAcquire = () -> {};
 
+    /**
+     * Runs in each call of {@link #fixedLease}: an acquiring thread makes it once it holds its key's local lock, before
+     * it asks for a grant or takes one over.
+     */
+    volatile Runnable onFixedLease = () -> {};
+
+    /** Runs in each renewal, before it is recorded. */
+    volatile Runnable onKeepAlive = () -> {};
+
+    /** Runs in each issue of tokens on demand, before the tokens are counted. */
+    volatile Runnable onIssueTokens = () -> {};
+
+    /**
+     * Added to the time a grant is sent at: a grant dated back is as old as the test needs, one dated ahead stays within
+     * the hand-off window however slowly the test runs.
+     */
+    volatile long sentOffsetNanos;
+
     volatile @Nullable RuntimeException releaseAllFailure;
     volatile @Nullable RuntimeException closeFailure;
     volatile boolean closed;
 
-    final List<String> releaseThreads = new CopyOnWriteArrayList<>();
+    /** The threads that released, in order. */
+    final List<Thread> releaseThreads = new CopyOnWriteArrayList<>();
+
     volatile @Nullable Loss releaseAnswer;
     volatile @Nullable RuntimeException keepAliveFailure;
     volatile @Nullable Loss keepAliveLoss;
     final List<List<Grant>> keptAlive = new CopyOnWriteArrayList<>();
+    /** The threads that renewed, in order. */
+    final List<Thread> keepAliveThreads = new CopyOnWriteArrayList<>();
+
     final List<List<Grant>> releasedAll = new CopyOnWriteArrayList<>();
 
     long issuedTop;
@@ -97,6 +120,7 @@ final class StubEngine implements LockEngine, AutoCloseable {
 
     @Override
     public @Nullable Duration fixedLease(@Nullable Duration requested) {
+        onFixedLease.run();
         return sessionHeld ? null : requested;
     }
 
@@ -107,11 +131,12 @@ final class StubEngine implements LockEngine, AutoCloseable {
         }
         reservations.add(tokens);
         onAcquire.run();
-        return new StubGrant(key, "stub-owner", lease, System.nanoTime(), 0, 0);
+        return new StubGrant(key, "stub-owner", lease, System.nanoTime() + sentOffsetNanos, 0, 0);
     }
 
     @Override
     public long issueTokens(Grant grant, int count) {
+        onIssueTokens.run();
         issuedCounts.add(count);
         issuedTop += count;
         return issuedTop;
@@ -123,6 +148,8 @@ final class StubEngine implements LockEngine, AutoCloseable {
         if (failure != null) {
             throw failure;
         }
+        onKeepAlive.run();
+        keepAliveThreads.add(Thread.currentThread());
         keptAlive.add(grants);
         Loss loss = keepAliveLoss;
         return loss == null ? Map.of() : Map.of(grants.get(0), loss);
@@ -130,7 +157,7 @@ final class StubEngine implements LockEngine, AutoCloseable {
 
     @Override
     public @Nullable Loss release(Grant grant) {
-        releaseThreads.add(Thread.currentThread().getName());
+        releaseThreads.add(Thread.currentThread());
         RuntimeException failure = releaseFailure;
         if (failure != null && releaseFailures.getAndDecrement() != 0) {
             throw failure;

@@ -13,6 +13,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -23,22 +26,46 @@ class WatchdogTest {
 
     private final StubEngine engine = new StubEngine();
     private final Map<HeldGrant, Loss> lost = new ConcurrentHashMap<>();
-    private final List<String> observed = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private final Watchdog watchdog = new Watchdog(Duration.ofSeconds(30), lost::put, new LockObserver() {
-        @Override
-        public void renewed(io.github.bizlock.LockMode mode, int count) {
-            observed.add("renewed " + count);
-        }
+    /** The threads losses were reported on. */
+    private final List<Thread> reportedOn = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-        @Override
-        public void renewalFailed(io.github.bizlock.LockMode mode, int count) {
-            observed.add("renewalFailed " + count);
-        }
-    });
+    private final List<String> observed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final Watchdog watchdog = new Watchdog(
+            Duration.ofSeconds(30),
+            (held, loss) -> {
+                lost.put(held, loss);
+                reportedOn.add(Thread.currentThread());
+            },
+            new LockObserver() {
+                @Override
+                public void renewed(io.github.bizlock.LockMode mode, int count) {
+                    observed.add("renewed " + count);
+                }
+
+                @Override
+                public void renewalFailed(io.github.bizlock.LockMode mode, int count) {
+                    observed.add("renewalFailed " + count);
+                }
+            });
 
     @AfterEach
     void close() {
         watchdog.close();
+    }
+
+    /** The grants renewed so far, in order. */
+    private List<Grant> renewedGrants() {
+        return engine.keptAlive.stream().flatMap(List::stream).toList();
+    }
+
+    /** Returns once a grant registered now has been renewed: every renewal run submitted before it has ended then. */
+    private void awaitTheRenewalsBefore() throws InterruptedException {
+        HeldGrant marker = takenAgo("marker", 11, true);
+        watchdog.register(marker);
+        Await.until(
+                "a grant registered later is renewed",
+                Duration.ofSeconds(5),
+                () -> renewedGrants().contains(marker.grant()));
     }
 
     /** A grant of a 30 s lease (renewed every 10 s) taken {@code secondsAgo}. */
@@ -87,6 +114,82 @@ class WatchdogTest {
         Await.until("renewed", Duration.ofSeconds(5), () -> observed.size() == 2);
         assertThat(engine.keptAlive).extracting(List::size).containsExactly(Watchdog.BATCH_SIZE, 1);
         assertThat(observed).containsExactly("renewed " + Watchdog.BATCH_SIZE, "renewed 1");
+    }
+
+    @Test
+    void aFullBatchIsRenewedWithoutAnEmptyStatementAfterIt() throws Exception {
+        List<HeldGrant> full = IntStream.range(0, Watchdog.BATCH_SIZE)
+                .mapToObj(i -> takenAgo("full-" + i, 11, true))
+                .toList();
+        full.forEach(watchdog::register);
+        watchdog.tick();
+        Await.until(
+                "all renewed",
+                Duration.ofSeconds(5),
+                () -> renewedGrants()
+                        .containsAll(full.stream().map(HeldGrant::grant).toList()));
+
+        awaitTheRenewalsBefore();
+
+        assertThat(engine.keptAlive).allSatisfy(batch -> assertThat(batch).isNotEmpty());
+    }
+
+    @Test
+    void ticksWhileARenewalRunsSkipItsEngineInsteadOfQueueingMoreRenewals() throws Exception {
+        CountDownLatch renewing = new CountDownLatch(1);
+        CountDownLatch goOn = new CountDownLatch(1);
+        engine.onKeepAlive = () -> {
+            renewing.countDown();
+            try {
+                goOn.await();
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt(); // closed
+            }
+        };
+        HeldGrant slow = takenAgo("slow", 11, true);
+        watchdog.register(slow);
+        watchdog.tick();
+        assertThat(renewing.await(5, TimeUnit.SECONDS)).isTrue();
+        // Still due while its renewal runs: each of these ticks would renew it once more, had it queued a run.
+        watchdog.tick();
+        watchdog.tick();
+        watchdog.tick();
+        goOn.countDown();
+
+        awaitTheRenewalsBefore();
+
+        assertThat(engine.keptAlive)
+                .filteredOn(batch -> batch.contains(slow.grant()))
+                .as("the slow run, and at most one by a tick that read the due grants just before it ended")
+                .hasSizeBetween(1, 2);
+    }
+
+    @Test
+    void closingEndsTheRenewalThreads() throws Exception {
+        watchdog.register(takenAgo("renewed", 11, true));
+        watchdog.tick();
+        Await.until("renewed", Duration.ofSeconds(5), () -> !engine.keepAliveThreads.isEmpty());
+        Thread renewer = engine.keepAliveThreads.get(0);
+        assertThat(renewer.getName()).isEqualTo("bizlock-renew-lease");
+
+        watchdog.close();
+
+        renewer.join(5000);
+        assertThat(renewer.isAlive()).isFalse();
+    }
+
+    @Test
+    void stoppingEndsTheTicks() throws Exception {
+        // Nobody else ticks here: the ended lease is reported by the watchdog's own tick, on its thread.
+        watchdog.register(takenAgo("ended", 30, false));
+        Await.until("reported", Duration.ofSeconds(5), () -> !reportedOn.isEmpty());
+        Thread ticker = reportedOn.get(0);
+        assertThat(ticker.getName()).isEqualTo("bizlock-watchdog");
+
+        watchdog.stop();
+
+        ticker.join(5000);
+        assertThat(ticker.isAlive()).isFalse();
     }
 
     @Test
