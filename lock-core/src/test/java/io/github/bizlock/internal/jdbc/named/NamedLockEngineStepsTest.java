@@ -7,8 +7,10 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.github.bizlock.Await;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LossCause;
+import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
@@ -24,7 +26,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -155,6 +159,44 @@ class NamedLockEngineStepsTest {
             log.detachAppender(events);
             log.setLevel(level);
         }
+    }
+
+    @Test
+    void aWaitEndedByAnInterruptLeavesItsSessionHoldingNoNamedLockAtAll() throws Exception {
+        Grant held = a.acquire(key, LEASE, 0, in5s());
+        Grant first = b.acquire(new LockKey(key.name(), key.key() + "-other"), LEASE, 0, in5s());
+        String stray = "stray-" + UUID.randomUUID();
+        // As at a deadline: a GET_LOCK granted in the instant the interrupt ended it, which a test cannot time.
+        assertThat(queryLong(bSessions.connection(0), "SELECT GET_LOCK('" + stray + "', 0)"))
+                .isEqualTo(1);
+        b.release(first);
+        AtomicReference<Thread> thread = new AtomicReference<>();
+        CompletableFuture<Grant> waiting = CompletableFuture.supplyAsync(
+                () -> {
+                    thread.set(Thread.currentThread());
+                    try {
+                        return b.acquire(key, LEASE, 0, in5s());
+                    } catch (InterruptedException ex) {
+                        throw new IllegalStateException(ex);
+                    }
+                },
+                ThreadPerTask.EXECUTOR);
+        String name = a.serverLockName(key);
+        Await.until(
+                "b's GET_LOCK waits",
+                Duration.ofSeconds(5),
+                () -> new JdbcTemplate(plain)
+                                .queryForObject(
+                                        "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE ?",
+                                        Long.class,
+                                        "%GET_LOCK('" + name + "'%")
+                        == 1);
+
+        thread.get().interrupt();
+
+        assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS)).hasRootCauseInstanceOf(InterruptedException.class);
+        assertThat(usedBy(stray)).as("freed by RELEASE_ALL_LOCKS").isNull();
+        a.release(held);
     }
 
     @Test

@@ -128,12 +128,13 @@ class RowLockEngineStepsTest {
 
     @Test
     void aTryWaitsBrieflyForARowThatAnotherTransactionKeepsFromBeingCreated() throws Exception {
-        openSession(a);
-        try (Connection blocker = gapLock()) {
+        try (Connection blocker = plain.getConnection()) {
+            openSession(a);
+            lockGap(blocker);
             CompletableFuture<Grant> trying =
                     CompletableFuture.supplyAsync(() -> acquire(a, System.nanoTime() - 1), ThreadPerTask.EXECUTOR);
             // Its INSERT waits for the gap lock, within the grace a missing row's creation has even for a try.
-            Await.until("the row's INSERT waits", CEILING, () -> waitingForALock());
+            Await.until("the row's INSERT waits", CEILING, () -> trying.isDone() || waitingForALock());
 
             blocker.commit();
 
@@ -153,8 +154,9 @@ class RowLockEngineStepsTest {
                 database.username(),
                 database.password());
         RowLockEngine engine = new RowLockEngine(dao, noWait, 1, "c");
-        openSession(engine);
-        try (Connection blocker = gapLock()) {
+        try (Connection blocker = plain.getConnection()) {
+            openSession(engine);
+            lockGap(blocker);
             CompletableFuture<Grant> trying =
                     CompletableFuture.supplyAsync(() -> acquire(engine, in5s()), ThreadPerTask.EXECUTOR);
             Await.until(
@@ -178,8 +180,9 @@ class RowLockEngineStepsTest {
         // wait there for a while after the statement ended.
         assumeTrue(dao.dialect().product().equals("MariaDB"));
         AtomicReference<Thread> thread = new AtomicReference<>();
-        openSession(a);
-        try (Connection blocker = gapLock()) {
+        try (Connection blocker = plain.getConnection()) {
+            openSession(a);
+            lockGap(blocker);
             CompletableFuture<Grant> waiting = CompletableFuture.supplyAsync(
                     () -> {
                         thread.set(Thread.currentThread());
@@ -212,9 +215,12 @@ class RowLockEngineStepsTest {
                 TableName.DEFAULT);
         RowLockEngine engine = new RowLockEngine(mySql, bSessions, 1, "m");
         try {
+            // Without time left the engine would try with NOWAIT, which fails on MariaDB with another code than on
+            // MySQL: the session is opened first, so that the waits below start well before their deadlines.
+            openSession(engine);
             Grant held = a.acquire(key, LEASE, 0, in5s());
 
-            assertThat(engine.acquire(key, LEASE, 0, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100)))
+            assertThat(engine.acquire(key, LEASE, 0, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200)))
                     .isNull();
             Connection session = bSessions.connection(0);
             assertThat(queryLong(session, "SELECT @@SESSION.innodb_lock_wait_timeout"))
@@ -225,7 +231,7 @@ class RowLockEngineStepsTest {
             try (Statement statement = session.createStatement()) {
                 statement.execute("SET SESSION innodb_lock_wait_timeout = 7");
             }
-            assertThat(engine.acquire(key, LEASE, 0, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100)))
+            assertThat(engine.acquire(key, LEASE, 0, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200)))
                     .isNull();
             assertThat(queryLong(session, "SELECT @@SESSION.innodb_lock_wait_timeout"))
                     .isEqualTo(7);
@@ -268,7 +274,6 @@ class RowLockEngineStepsTest {
     @Test
     void tokensForALockWhoseSessionDiedAreRefused() throws Exception {
         Grant grant = a.acquire(key, LEASE, 0, in5s());
-        long first = a.issueTokens(grant, 1);
 
         try (Connection other = plain.getConnection();
                 Statement statement = other.createStatement()) {
@@ -278,7 +283,6 @@ class RowLockEngineStepsTest {
         // The tokens come from another connection; only the session's answer afterwards shows it held the row all
         // along. Dead, it freed the row, and a next holder may have drawn a lower token.
         assertThatThrownBy(() -> a.issueTokens(grant, 1)).isInstanceOf(DataAccessException.class);
-        assertThat(first).isPositive();
         a.release(grant);
     }
 
@@ -291,9 +295,11 @@ class RowLockEngineStepsTest {
         assertThat(engine.release(warmUp)).isNull();
     }
 
-    /** Holds a gap lock where the key's missing row would go, as a REPEATABLE READ locking read of it does. */
-    private Connection gapLock() throws SQLException {
-        Connection blocker = plain.getConnection();
+    /**
+     * Takes a gap lock where the key's missing row would go, as a REPEATABLE READ locking read of it does. The
+     * connection is opened before the engine's session, so that the session is still fresh when the test goes on.
+     */
+    private void lockGap(Connection blocker) throws SQLException {
         blocker.setAutoCommit(false);
         blocker.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
         try (PreparedStatement statement = blocker.prepareStatement(
@@ -304,7 +310,6 @@ class RowLockEngineStepsTest {
                 assertThat(row.next()).as("the row is missing").isFalse();
             }
         }
-        return blocker;
     }
 
     private Grant acquire(RowLockEngine engine, long deadlineNanos) {
