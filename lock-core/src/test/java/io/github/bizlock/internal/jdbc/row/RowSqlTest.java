@@ -3,10 +3,14 @@ package io.github.bizlock.internal.jdbc.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bizlock.internal.jdbc.LockJdbc;
+import io.github.bizlock.internal.jdbc.dialect.ClusterTopology;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
+import io.github.bizlock.internal.jdbc.dialect.MySqlDialect;
+import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
+import java.lang.reflect.Constructor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -38,5 +42,27 @@ class RowSqlTest {
             assertThat(sql.lockWaitTimeout()).isEqualTo("SET SESSION innodb_lock_wait_timeout = ?");
             assertThat(sql.nowaitErrorCode()).isEqualTo(3572);
         }
+    }
+
+    @Test
+    void onMySqlARowLockWaitsForTheSessionsLockWaitTimeoutAndAFailedNowaitIs3572() throws Exception {
+        // The statements are text: MySQL's are checked whatever server the tests run on.
+        RowSql sql = RowSql.of(mySqlDialect());
+
+        assertThat(sql).isInstanceOf(RowSql.MySql.class);
+        assertThat(sql.lockRow(7))
+                .contains("FROM biz_lock_row")
+                .contains("FOR UPDATE")
+                .doesNotContain("WAIT");
+        assertThat(sql.lockWaitTimeout()).isEqualTo("SET SESSION innodb_lock_wait_timeout = ?");
+        assertThat(sql.nowaitErrorCode()).isEqualTo(3572);
+    }
+
+    /** The dialect of a MySQL server of its own, whatever the server under test: its constructor is the package's. */
+    static Dialect mySqlDialect() throws ReflectiveOperationException {
+        Constructor<MySqlDialect> constructor =
+                MySqlDialect.class.getDeclaredConstructor(String.class, ClusterTopology.class);
+        constructor.setAccessible(true);
+        return constructor.newInstance(TableName.DEFAULT, ClusterTopology.SINGLE_SERVER);
     }
 }

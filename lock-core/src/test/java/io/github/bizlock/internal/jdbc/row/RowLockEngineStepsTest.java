@@ -1,0 +1,377 @@
+package io.github.bizlock.internal.jdbc.row;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.github.bizlock.Await;
+import io.github.bizlock.LockFixture;
+import io.github.bizlock.LossCause;
+import io.github.bizlock.ThreadPerTask;
+import io.github.bizlock.internal.engine.Grant;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.engine.Loss;
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.dialect.TableName;
+import io.github.bizlock.test.TestDatabase;
+import io.github.bizlock.test.TestDatabaseExtension;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+/**
+ * The ROW engine's own steps where the shared engine tests ({@link RowLockEngineTest}) cannot reach them: a try that
+ * must not wait, the transaction an attempt leaves, a missing row that another transaction keeps from being created,
+ * a session that died or is not the connection it was. Each engine's sessions come from a {@link SessionConnections},
+ * so a test can find them on the server and see whether the canceller had to open its kill connection.
+ */
+@ExtendWith(TestDatabaseExtension.class)
+class RowLockEngineStepsTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(10);
+    private static final Duration CEILING = Duration.ofSeconds(5);
+
+    private TestDatabase database;
+    private DataSource plain;
+    private BizLockDao dao;
+    private SessionConnections aSessions;
+    private SessionConnections bSessions;
+    private RowLockEngine a;
+    private RowLockEngine b;
+    private LockKey key;
+
+    @BeforeAll
+    static void createSchema(DataSource dataSource) {
+        LockFixture.createSchema(dataSource);
+    }
+
+    @BeforeEach
+    void engines(TestDatabase database, TestInfo test) {
+        this.database = database;
+        plain = new DriverManagerDataSource(database.jdbcUrl(), database.username(), database.password());
+        dao = LockFixture.dao(database.dataSource());
+        aSessions = new SessionConnections(plain);
+        bSessions = new SessionConnections(plain);
+        a = new RowLockEngine(dao, aSessions, 2, "a");
+        b = new RowLockEngine(dao, bSessions, 2, "b");
+        key = new LockKey("engine", test.getDisplayName());
+    }
+
+    @AfterEach
+    void closeEngines() throws SQLException {
+        a.close();
+        b.close();
+        aSessions.close();
+        bSessions.close();
+    }
+
+    @Test
+    void aTryForAHeldRowAnswersAtOnceWithoutAWaitToEnd() throws Exception {
+        Grant held = a.acquire(key, LEASE, 0, in5s());
+
+        // A try is FOR UPDATE NOWAIT: the server answers at once. A try sent as a wait would block on the held row
+        // until the canceller ended it with KILL QUERY, from a connection of its own opened on first use.
+        for (int i = 0; i < 5; i++) {
+            assertThat(b.acquire(key, LEASE, 0, System.nanoTime() - 1)).isNull();
+        }
+
+        assertThat(bSessions.opened())
+                .as("b's session only, no kill connection")
+                .isEqualTo(1);
+        a.release(held);
+    }
+
+    @Test
+    void anAttemptThatMissesTheLockLeavesItsSessionWithNoTransactionOpen() throws Exception {
+        Grant held = a.acquire(key, LEASE, 0, in5s());
+        long holder = connectionId(aSessions.connection(0));
+
+        assertThat(b.acquire(key, LEASE, 0, System.nanoTime() - 1)).isNull();
+
+        // The idle session goes back to the pool: a transaction left open there would be carried into its next lock.
+        long waiter = connectionId(bSessions.connection(0));
+        Await.until("only the holder has a transaction open", CEILING, () -> openTransactions(waiter) == 0);
+        assertThat(openTransactions(holder)).isEqualTo(1);
+        a.release(held);
+    }
+
+    @Test
+    void aNewRowIsCommittedBeforeItIsLocked() throws Exception {
+        Grant grant = a.acquire(key, LEASE, 0, System.nanoTime() - 1);
+
+        // Created in a transaction of its own: the row is there for everyone while the lock is held, and stays there
+        // if the holder's session dies and its transaction rolls back.
+        assertThat(rows()).isEqualTo(1);
+        a.release(grant);
+    }
+
+    @Test
+    void aTryWaitsBrieflyForARowThatAnotherTransactionKeepsFromBeingCreated() throws Exception {
+        try (Connection blocker = plain.getConnection()) {
+            openSession(a);
+            lockGap(blocker);
+            CompletableFuture<Grant> trying =
+                    CompletableFuture.supplyAsync(() -> acquire(a, System.nanoTime() - 1), ThreadPerTask.EXECUTOR);
+            // Its INSERT waits for the gap lock, within the grace a missing row's creation has even for a try.
+            Await.until("the row's INSERT waits", CEILING, () -> trying.isDone() || waitingForALock());
+
+            blocker.commit();
+
+            Grant grant = trying.get(10, TimeUnit.SECONDS);
+            assertThat(grant).isNotNull();
+            a.release(grant);
+        }
+        assertThat(aSessions.opened()).as("a's session only: no wait was ended").isEqualTo(1);
+    }
+
+    @Test
+    void aRowWhoseCreationTimesOutIsTriedAgain() throws Exception {
+        // innodb_lock_wait_timeout = 0 (MariaDB) fails the INSERT at once with the server's lock wait timeout.
+        assumeTrue(dao.dialect().product().equals("MariaDB"));
+        DataSource noWait = new DriverManagerDataSource(
+                database.jdbcUrl() + "&sessionVariables=innodb_lock_wait_timeout=0",
+                database.username(),
+                database.password());
+        RowLockEngine engine = new RowLockEngine(dao, noWait, 1, "c");
+        try (Connection blocker = plain.getConnection()) {
+            openSession(engine);
+            lockGap(blocker);
+            CompletableFuture<Grant> trying =
+                    CompletableFuture.supplyAsync(() -> acquire(engine, in5s()), ThreadPerTask.EXECUTOR);
+            Await.until(
+                    "an INSERT of the row was sent while it could not succeed",
+                    CEILING,
+                    () -> trying.isDone() || insertRunning());
+
+            blocker.commit();
+
+            Grant grant = trying.get(10, TimeUnit.SECONDS);
+            assertThat(grant).isNotNull();
+            engine.release(grant);
+        } finally {
+            engine.close();
+        }
+    }
+
+    @Test
+    void anInterruptedWaitForARowBeingCreatedLeavesItsSessionOutsideATransaction() throws Exception {
+        // @@in_transaction is MariaDB's; INNODB_TRX would do on MySQL, but MariaDB lists the killed INSERT's lock
+        // wait there for a while after the statement ended.
+        assumeTrue(dao.dialect().product().equals("MariaDB"));
+        AtomicReference<Thread> thread = new AtomicReference<>();
+        try (Connection blocker = plain.getConnection()) {
+            openSession(a);
+            lockGap(blocker);
+            CompletableFuture<Grant> waiting = CompletableFuture.supplyAsync(
+                    () -> {
+                        thread.set(Thread.currentThread());
+                        return acquire(a, in5s());
+                    },
+                    ThreadPerTask.EXECUTOR);
+            Await.until("the row's INSERT waits", CEILING, () -> waitingForALock());
+
+            thread.get().interrupt();
+
+            assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class)
+                    .hasRootCauseInstanceOf(InterruptedException.class);
+            // The session went back to the pool: the killed INSERT's transaction must not go with it.
+            assertThat(a.heldSessions()).isZero();
+            assertThat(queryLong(aSessions.connection(0), "SELECT @@in_transaction"))
+                    .isZero();
+            blocker.rollback();
+        }
+    }
+
+    @Test
+    void aWaitTheMySqlWaySetsTheSessionsLockWaitTimeoutWhenItChangesOnly() throws Exception {
+        // MySQL's row lock waits for the session's innodb_lock_wait_timeout, set before the statement; MariaDB
+        // understands the same statements, so the engine's MySQL path runs here whatever the server.
+        BizLockDao mySql = new BizLockDao(
+                database.dataSource(),
+                new DataSourceTransactionManager(database.dataSource()),
+                RowSqlTest.mySqlDialect(),
+                TableName.DEFAULT);
+        RowLockEngine engine = new RowLockEngine(mySql, bSessions, 1, "m");
+        try {
+            // Without time left the engine would try with NOWAIT, which fails on MariaDB with another code than on
+            // MySQL: the session is opened first, so that the waits below start well before their deadlines.
+            openSession(engine);
+            Grant held = a.acquire(key, LEASE, 0, in5s());
+
+            assertThat(engine.acquire(key, LEASE, 0, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200)))
+                    .isNull();
+            Connection session = bSessions.connection(0);
+            assertThat(queryLong(session, "SELECT @@SESSION.innodb_lock_wait_timeout"))
+                    .as("the whole seconds that cover the wait")
+                    .isEqualTo(1);
+
+            // Changed behind the engine's back: a wait of the same seconds does not send the setting again.
+            try (Statement statement = session.createStatement()) {
+                statement.execute("SET SESSION innodb_lock_wait_timeout = 7");
+            }
+            assertThat(engine.acquire(key, LEASE, 0, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200)))
+                    .isNull();
+            assertThat(queryLong(session, "SELECT @@SESSION.innodb_lock_wait_timeout"))
+                    .isEqualTo(7);
+            a.release(held);
+        } finally {
+            engine.close();
+        }
+    }
+
+    @Test
+    void aSessionThatAnswersAsAnotherConnectionIsNotTrustedWithTheRow() throws Exception {
+        aSessions.answerConnectionIdAsAnother();
+
+        assertThatThrownBy(() -> a.acquire(key, LEASE, 0, in5s()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("reconnected");
+
+        // The session was closed, and the server rolled back its transaction, freeing the row.
+        assertThat(a.heldSessions()).isZero();
+        Grant next = b.acquire(key, LEASE, 0, in5s());
+        assertThat(next).isNotNull();
+        b.release(next);
+    }
+
+    @Test
+    void aHeldSessionThatNowAnswersAsAnotherConnectionLosesItsLockAndGetsNoTokens() throws Exception {
+        Grant grant = a.acquire(key, LEASE, 0, in5s());
+
+        aSessions.answerConnectionIdAsAnother();
+
+        Map<Grant, Loss> gone = a.keepAlive(List.of(grant));
+        assertThat(gone).containsKey(grant);
+        assertThat(gone.get(grant).cause()).isEqualTo(LossCause.SESSION_ENDED);
+        assertThatThrownBy(() -> a.issueTokens(grant, 1))
+                .isInstanceOf(DataAccessException.class)
+                .hasMessageContaining("changed while fencing tokens were issued");
+        a.release(grant);
+    }
+
+    @Test
+    void tokensForALockWhoseSessionDiedAreRefused() throws Exception {
+        Grant grant = a.acquire(key, LEASE, 0, in5s());
+
+        try (Connection other = plain.getConnection();
+                Statement statement = other.createStatement()) {
+            statement.execute("KILL " + connectionId(aSessions.connection(0)));
+        }
+
+        // The tokens come from another connection; only the session's answer afterwards shows it held the row all
+        // along. Dead, it freed the row, and a next holder may have drawn a lower token.
+        assertThatThrownBy(() -> a.issueTokens(grant, 1)).isInstanceOf(DataAccessException.class);
+        a.release(grant);
+    }
+
+    /**
+     * Opens the engine's session with a lock on another key and gives it back to the pool: opening a connection to a
+     * busy shared server can take longer than a try's grace, and the tests here are about what follows.
+     */
+    private void openSession(RowLockEngine engine) throws InterruptedException {
+        Grant warmUp = engine.acquire(new LockKey(key.name(), key.key() + "-warm-up"), LEASE, 0, in5s());
+        assertThat(engine.release(warmUp)).isNull();
+    }
+
+    /**
+     * Takes a gap lock where the key's missing row would go, as a REPEATABLE READ locking read of it does. The
+     * connection is opened before the engine's session, so that the session is still fresh when the test goes on.
+     */
+    private void lockGap(Connection blocker) throws SQLException {
+        blocker.setAutoCommit(false);
+        blocker.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+        try (PreparedStatement statement = blocker.prepareStatement(
+                "SELECT biz_id FROM biz_lock_row WHERE biz_type = ? AND biz_id = ? FOR UPDATE")) {
+            statement.setBytes(1, key.name().getBytes(StandardCharsets.UTF_8));
+            statement.setBytes(2, key.key().getBytes(StandardCharsets.UTF_8));
+            try (ResultSet row = statement.executeQuery()) {
+                assertThat(row.next()).as("the row is missing").isFalse();
+            }
+        }
+    }
+
+    private Grant acquire(RowLockEngine engine, long deadlineNanos) {
+        try {
+            return engine.acquire(key, LEASE, 0, deadlineNanos);
+        } catch (InterruptedException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /**
+     * Whether a session of this test's database waits for a row lock: the engine's, as nothing else here waits. Its
+     * connection cannot be asked for its id while its statement runs.
+     */
+    private boolean waitingForALock() {
+        Long waiting = new JdbcTemplate(plain)
+                .queryForObject(
+                        "SELECT COUNT(*) FROM information_schema.INNODB_TRX t"
+                                + " JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id"
+                                + " WHERE t.trx_state = 'LOCK WAIT' AND p.DB = DATABASE()",
+                        Long.class);
+        return waiting > 0;
+    }
+
+    private boolean insertRunning() {
+        Long running = new JdbcTemplate(plain)
+                .queryForObject(
+                        "SELECT COUNT(*) FROM information_schema.PROCESSLIST"
+                                + " WHERE DB = DATABASE() AND INFO LIKE 'INSERT IGNORE INTO biz_lock_row%'",
+                        Long.class);
+        return running > 0;
+    }
+
+    private long openTransactions(long connectionId) {
+        return new JdbcTemplate(plain)
+                .queryForObject(
+                        "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = ?",
+                        Long.class,
+                        connectionId);
+    }
+
+    private long rows() {
+        return new JdbcTemplate(plain)
+                .queryForObject(
+                        "SELECT COUNT(*) FROM biz_lock_row WHERE biz_id = ?",
+                        Long.class,
+                        key.key().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static long connectionId(Connection connection) throws SQLException {
+        return queryLong(connection, "SELECT CONNECTION_ID()");
+    }
+
+    private static long queryLong(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery(sql)) {
+            row.next();
+            return row.getLong(1);
+        }
+    }
+
+    private static long in5s() {
+        return System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    }
+}
