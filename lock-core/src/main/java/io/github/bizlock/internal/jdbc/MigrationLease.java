@@ -34,12 +34,19 @@ public final class MigrationLease {
     private final MigrationLeaseSql sql;
     private final String table;
     private final boolean galera;
+    private final Duration renewEvery;
 
     MigrationLease(LockJdbc db, Dialect dialect, String table) {
+        this(db, dialect, table, LEASE.dividedBy(3));
+    }
+
+    /** @param renewEvery the pause between renewals while a migration runs: a third of the lease, shorter in tests */
+    MigrationLease(LockJdbc db, Dialect dialect, String table, Duration renewEvery) {
         this.db = db;
         this.galera = dialect.topology().galera();
         this.sql = new MigrationLeaseSql(dialect);
         this.table = table;
+        this.renewEvery = renewEvery;
     }
 
     /**
@@ -55,7 +62,7 @@ public final class MigrationLease {
             thread.setDaemon(true);
             return thread;
         });
-        long every = LEASE.toMillis() / 3;
+        long every = renewEvery.toMillis();
         renewals.scheduleWithFixedDelay(() -> renew(owner), every, every, TimeUnit.MILLISECONDS);
         try {
             return migration.get();

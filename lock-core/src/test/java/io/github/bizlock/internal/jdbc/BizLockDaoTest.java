@@ -12,19 +12,24 @@ import ch.qos.logback.core.read.ListAppender;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.LockFixture;
+import io.github.bizlock.LockMode;
 import io.github.bizlock.contract.StatementCounter;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao.HeldToken;
+import io.github.bizlock.internal.jdbc.dialect.ClusterTopology;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.GaleraDialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabases;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -297,6 +302,47 @@ class BizLockDaoTest {
         });
     }
 
+    @Test
+    void theDatabaseTimeIsTheServersUtcClock() {
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        LocalDateTime before = jdbc.queryForObject("SELECT UTC_TIMESTAMP(6)", LocalDateTime.class);
+
+        LocalDateTime time = dao.databaseTime();
+
+        LocalDateTime after = jdbc.queryForObject("SELECT UTC_TIMESTAMP(6)", LocalDateTime.class);
+        assertThat(time).isBetween(before, after);
+    }
+
+    /**
+     * The test server takes writes, and its {@code read_only} is global, shared with every other test: the dialect is
+     * this server's as the topology probe classifies a replica, built by the dialect package's factory.
+     */
+    @Test
+    void aDaoForAServerThatTakesNoWritesCannotBeBuilt() throws Exception {
+        Dialect readOnly = dialectWith(new ClusterTopology(ClusterTopology.Kind.READ_ONLY, "read_only=ON", false));
+        DataSourceTransactionManager transactions = new DataSourceTransactionManager(dataSource);
+
+        assertThatIllegalStateException()
+                .isThrownBy(() -> new BizLockDao(dataSource, transactions, readOnly, TableName.DEFAULT))
+                .withMessageContaining("takes no writes (read_only=ON)");
+    }
+
+    /**
+     * A trigger stores the binding under another name, as if the row had been deleted between the write and the read
+     * that follows it on the same connection.
+     */
+    @Test
+    void aModeBindingMissingRightAfterItsWriteFailsNamingTheTable() {
+        BizLockDao own = daoOnNewTables("moved_lock");
+        new JdbcTemplate(dataSource)
+                .execute("CREATE TRIGGER moved_lock_mode_elsewhere BEFORE INSERT ON moved_lock_mode FOR EACH ROW"
+                        + " SET NEW.biz_type = CONCAT(NEW.biz_type, '-elsewhere')");
+
+        assertThatIllegalStateException()
+                .isThrownBy(() -> own.modes().bind("moved", LockMode.LEASE, deadline()))
+                .withMessageContaining("The binding of lock name 'moved' to a mode is missing from moved_lock_mode");
+    }
+
     private LockKey newKey() {
         return new LockKey("dao-test", Integer.toString(names.incrementAndGet()));
     }
@@ -308,6 +354,23 @@ class BizLockDaoTest {
     private BizLockDao dao(String table) {
         Dialect dialect = Dialects.detect(dataSource, table);
         return new BizLockDao(dataSource, new DataSourceTransactionManager(dataSource), dialect, table);
+    }
+
+    /** The dialect of the test server, as if it were a deployment of {@code topology}. */
+    private Dialect dialectWith(ClusterTopology topology) throws Exception {
+        // Dialects.forServer is package-private in the dialect package; its tests own the helpers there.
+        Method forServer = Dialects.class.getDeclaredMethod(
+                "forServer", String.class, String.class, String.class, ClusterTopology.class);
+        forServer.setAccessible(true);
+        try (Connection connection = dataSource.getConnection()) {
+            DatabaseMetaData server = connection.getMetaData();
+            return (Dialect) forServer.invoke(
+                    null,
+                    server.getDatabaseProductName(),
+                    server.getDatabaseProductVersion(),
+                    TableName.DEFAULT,
+                    topology);
+        }
     }
 
     /** A DAO on a set of lock tables of its own, created from the migrations like the default ones. */

@@ -1,5 +1,6 @@
 package io.github.bizlock.internal.jdbc;
 
+import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -11,12 +12,14 @@ import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -28,6 +31,7 @@ import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 /**
@@ -140,6 +144,49 @@ class LockJdbcTest {
         }
         assertThat(jdbc.queryForObject("SELECT v FROM jdbc_probe WHERE id = 1", Long.class))
                 .isEqualTo(1L);
+    }
+
+    @Test
+    void aBoundedWriteRunsWithAReadTimeoutOfItsRemainingTimeUpToThirtySeconds() throws SQLException {
+        try (Connection physical = dataSource.getConnection()) {
+            physical.setNetworkTimeout(Runnable::run, 43_210);
+            LockJdbc onOneConnection =
+                    new LockJdbc(dataSource, new SingleConnectionDataSource(physical, true), TableName.DEFAULT);
+            // Read by the query that follows the write on its connection: the timeout the statements ran with.
+            RowMapper<Integer> networkTimeout = (rs, row) -> physical.getNetworkTimeout();
+
+            List<Integer> near = onOneConnection.updateThenQuery(
+                    System.nanoTime() + TimeUnit.SECONDS.toNanos(10),
+                    INSERT,
+                    new Object[] {1, 1},
+                    "SELECT 1",
+                    networkTimeout);
+            List<Integer> far = onOneConnection.updateThenQuery(
+                    System.nanoTime() + TimeUnit.MINUTES.toNanos(5),
+                    INSERT,
+                    new Object[] {2, 2},
+                    "SELECT 1",
+                    networkTimeout);
+            List<Integer> unbounded = onOneConnection.updateThenQuery(
+                    LockJdbc.NO_DEADLINE, INSERT, new Object[] {3, 3}, "SELECT 1", networkTimeout);
+
+            assertThat(near)
+                    .singleElement(as(InstanceOfAssertFactories.INTEGER))
+                    .as("the time left until the deadline, in milliseconds")
+                    .isBetween(5_000, 10_000);
+            assertThat(far).as("never more than 30 s, however far the deadline").containsExactly(30_000);
+            assertThat(unbounded)
+                    .as("a write without a deadline keeps the pool's setting")
+                    .containsExactly(43_210);
+            assertThat(physical.getNetworkTimeout()).isEqualTo(43_210);
+        }
+    }
+
+    @Test
+    void durationsAreBoundInWholeMicroseconds() {
+        assertThat(LockJdbc.micros(Duration.ofSeconds(2, 345_678_999))).isEqualTo(2_345_678L);
+        assertThat(LockJdbc.micros(Duration.ofMillis(1))).isEqualTo(1_000L);
+        assertThat(LockJdbc.micros(Duration.ofNanos(999))).isZero();
     }
 
     @Test

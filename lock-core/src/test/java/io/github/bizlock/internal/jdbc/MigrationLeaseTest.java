@@ -16,10 +16,12 @@ import io.github.bizlock.test.TestDatabases;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.LocalDateTime;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -53,6 +55,33 @@ class MigrationLeaseTest {
 
         assertThat(result).isEqualTo("migrated");
         assertThat(holder(jdbc, "run_lock")).isNull();
+    }
+
+    @Test
+    void theLeaseIsRenewedWhileTheMigrationRuns(DataSource dataSource) {
+        // Renewed every 20 ms here rather than every 10 s, so that a hundred renewals are due within the 2 s the
+        // test waits for one.
+        MigrationLease lease = new MigrationLease(
+                new LockJdbc(dataSource, dataSource, "renewed_lock"),
+                Dialects.detect(dataSource, "renewed_lock"),
+                "renewed_lock",
+                Duration.ofMillis(20));
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+
+        String result = lease.runExclusively(Duration.ofSeconds(5), () -> {
+            LocalDateTime taken = leaseEnd(jdbc, "renewed_lock");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            while (!leaseEnd(jdbc, "renewed_lock").isAfter(taken)) {
+                assertThat(System.nanoTime() - deadline)
+                        .as("the lease's end moved later within 2 s")
+                        .isNegative();
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+            }
+            return "migrated";
+        });
+
+        assertThat(result).isEqualTo("migrated");
+        assertThat(holder(jdbc, "renewed_lock")).isNull();
     }
 
     @Test
@@ -181,6 +210,10 @@ class MigrationLeaseTest {
     private static String holder(JdbcTemplate jdbc, String table) {
         byte[] owner = jdbc.queryForObject("SELECT owner_id FROM " + table + "_miglock WHERE id = 1", byte[].class);
         return owner == null ? null : new String(owner, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private static LocalDateTime leaseEnd(JdbcTemplate jdbc, String table) {
+        return jdbc.queryForObject("SELECT expire_at FROM " + table + "_miglock WHERE id = 1", LocalDateTime.class);
     }
 
     /** Another instance's lease, ending in {@code lease} by the database's clock. */
