@@ -23,7 +23,6 @@ import io.github.bizlock.internal.jdbc.dialect.GaleraDialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabases;
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -358,18 +357,10 @@ class BizLockDaoTest {
 
     /** The dialect of the test server, as if it were a deployment of {@code topology}. */
     private Dialect dialectWith(ClusterTopology topology) throws Exception {
-        // Dialects.forServer is package-private in the dialect package; its tests own the helpers there.
-        Method forServer = Dialects.class.getDeclaredMethod(
-                "forServer", String.class, String.class, String.class, ClusterTopology.class);
-        forServer.setAccessible(true);
         try (Connection connection = dataSource.getConnection()) {
             DatabaseMetaData server = connection.getMetaData();
-            return (Dialect) forServer.invoke(
-                    null,
-                    server.getDatabaseProductName(),
-                    server.getDatabaseProductVersion(),
-                    TableName.DEFAULT,
-                    topology);
+            return Dialects.forServer(
+                    server.getDatabaseProductName(), server.getDatabaseProductVersion(), TableName.DEFAULT, topology);
         }
     }
 

@@ -45,7 +45,13 @@ public final class Dialects {
         return forServer(productName, productVersion, table, ClusterTopology.SINGLE_SERVER);
     }
 
-    static Dialect forServer(String productName, String productVersion, String table, ClusterTopology topology) {
+    /**
+     * The dialect for a server of a given product, version and deployment: {@link #detect} without asking the server,
+     * for tests that need another server's statements or topology.
+     *
+     * @throws IllegalStateException if the server is not MySQL 8.0+ or MariaDB 10.6+
+     */
+    public static Dialect forServer(String productName, String productVersion, String table, ClusterTopology topology) {
         String product = productName.toLowerCase(Locale.ROOT);
         boolean mariaDb = product.contains("mariadb")
                 || productVersion.toLowerCase(Locale.ROOT).contains("mariadb");

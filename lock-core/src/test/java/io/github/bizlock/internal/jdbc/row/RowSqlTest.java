@@ -6,11 +6,9 @@ import io.github.bizlock.internal.jdbc.LockJdbc;
 import io.github.bizlock.internal.jdbc.dialect.ClusterTopology;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
-import io.github.bizlock.internal.jdbc.dialect.MySqlDialect;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
-import java.lang.reflect.Constructor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -58,11 +56,8 @@ class RowSqlTest {
         assertThat(sql.nowaitErrorCode()).isEqualTo(3572);
     }
 
-    /** The dialect of a MySQL server of its own, whatever the server under test: its constructor is the package's. */
-    static Dialect mySqlDialect() throws ReflectiveOperationException {
-        Constructor<MySqlDialect> constructor =
-                MySqlDialect.class.getDeclaredConstructor(String.class, ClusterTopology.class);
-        constructor.setAccessible(true);
-        return constructor.newInstance(TableName.DEFAULT, ClusterTopology.SINGLE_SERVER);
+    /** The dialect of a MySQL server, whatever the server under test. */
+    static Dialect mySqlDialect() {
+        return Dialects.forServer("MySQL", "8.0.31", TableName.DEFAULT, ClusterTopology.SINGLE_SERVER);
     }
 }
