@@ -16,6 +16,7 @@ import io.github.bizlock.internal.jdbc.dialect.GaleraDialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
+import java.net.SocketTimeoutException;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -314,6 +315,24 @@ class SessionLockEngineTest {
     }
 
     @Test
+    void aHeartbeatWhoseReadTimedOutInTheDriverIsUnreachableAndNamesOnlyTheErrorsFirstLine() throws Exception {
+        Grant grant = acquired();
+        // Connector/J wraps the socket's time-out, and adds lines of advice to the message.
+        engine.failure = new SQLException(
+                "Communications link failure\n\nThe last packet was received 2,001 ms ago.",
+                "08S01",
+                new SocketTimeoutException("Read timed out"));
+
+        Loss loss = engine.keepAlive(List.of(grant)).get(grant);
+
+        assertThat(loss.cause()).isEqualTo(LossCause.UNREACHABLE);
+        assertThat(loss.reason())
+                .contains("did not answer in time (java.sql.SQLException: Communications link failure)")
+                .doesNotContain("last packet");
+        assertThat(((SessionGrant) grant).session().unanswered()).isTrue();
+    }
+
+    @Test
     void aHeartbeatSkipsAGrantReleasedSinceItWasCollected() throws Exception {
         Grant grant = acquired();
         engine.release(grant);
@@ -528,6 +547,13 @@ class SessionLockEngineTest {
                     throw interrupted;
                 }))
                 .isSameAs(interrupted);
+        // Killed by the watch, but failed for another reason first: the failure counts.
+        SQLException deadlock = new SQLException("Deadlock found", "40001", 1213);
+        assertThatThrownBy(() -> engine.watched(session, in5s(), TimeUnit.SECONDS.toNanos(3), watch -> {
+                    watch.kill(SessionCanceller.Ending.DEADLINE, System.nanoTime());
+                    throw deadlock;
+                }))
+                .isSameAs(deadlock);
     }
 
     @Test

@@ -311,6 +311,8 @@ class SessionPoolTest {
             assertThat(statements.get(i).isClosed()).as("SELECT %d", i).isFalse();
             assertThat(session.prepare("SELECT " + i)).isSameAs(statements.get(i));
         }
+        // Prepared under the guard, and freed: the watchdog's heartbeat takes it on another thread.
+        assertThat(session.guard().isLocked()).isFalse();
     }
 
     @Test
