@@ -426,7 +426,13 @@ class SessionPoolTest {
 
     @Test
     void anIdleSessionWhoseCheckFailsIsClosedAndReplaced() throws Exception {
-        pool = new SessionPool(new FailingChecks(plain), 1, PROPERTY, connection -> {});
+        pool = new SessionPool(
+                new Checked(plain, () -> {
+                    throw new SQLException("Could not send the check (test)", "08S01");
+                }),
+                1,
+                PROPERTY,
+                connection -> {});
         Session failing = pool.borrow(in5s());
         pool.giveBack(failing);
         failing.idleSinceNanos = System.nanoTime() - TimeUnit.SECONDS.toNanos(2);
@@ -437,6 +443,64 @@ class SessionPoolTest {
         // Still open on the client until the pool closed it.
         assertThat(failing.connection().isClosed()).isTrue();
         assertThat(session.connection().isClosed()).isFalse();
+    }
+
+    @Test
+    void aPoolClosedWhileAnIdleSessionIsCheckedLendsNothing() throws Exception {
+        CountDownLatch checking = new CountDownLatch(1);
+        CountDownLatch answer = new CountDownLatch(1);
+        pool = new SessionPool(
+                new Checked(plain, () -> {
+                    checking.countDown();
+                    return !answer.await(30, TimeUnit.SECONDS); // false: the session died during the check
+                }),
+                1,
+                PROPERTY,
+                connection -> {});
+        Session idle = pool.borrow(in5s());
+        pool.giveBack(idle);
+        idle.idleSinceNanos = System.nanoTime() - TimeUnit.SECONDS.toNanos(2);
+        CompletableFuture<Session> borrowing = borrowAsync(in5s());
+        assertThat(checking.await(5, TimeUnit.SECONDS)).isTrue();
+
+        pool.close();
+        answer.countDown();
+
+        // Not the opener's refusal to start an open: the pool says why.
+        assertThatThrownBy(() -> borrowing.get(5, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("The bizlock session pool is closed");
+        assertThat(idle.connection().isClosed()).isTrue();
+        assertThat(pool.heldCount()).isZero();
+    }
+
+    @Test
+    void anAcquisitionInterruptedWhileItsSessionIsOpenedIsInterruptedAndTheOpenKeepsItsPlace() throws Exception {
+        GatedDataSource gated = new GatedDataSource(plain);
+        pool = new SessionPool(gated, 1, PROPERTY, connection -> {});
+        CompletableFuture<Throwable> failure = new CompletableFuture<>();
+        Thread borrower = new Thread(
+                () -> {
+                    try {
+                        pool.borrow(in5s());
+                        failure.complete(null);
+                    } catch (Throwable ex) {
+                        failure.complete(ex);
+                    }
+                },
+                "test-borrower");
+        borrower.setDaemon(true);
+        borrower.start();
+        assertThat(gated.entered.await(5, TimeUnit.SECONDS)).isTrue();
+
+        borrower.interrupt();
+
+        assertThat(failure.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+        assertThat(pool.heldCount())
+                .as("the open goes on with the caller's place")
+                .isEqualTo(1);
+        gated.gate.countDown();
+        Await.until("the late open gave its place back", Duration.ofSeconds(5), () -> pool.heldCount() == 0);
     }
 
     private CompletableFuture<Session> borrowAsync(long deadlineNanos) {
@@ -502,11 +566,20 @@ class SessionPoolTest {
         }
     }
 
-    /** Hands out connections whose {@code isValid} fails, as a driver that cannot send the check does. */
-    private static final class FailingChecks extends DelegatingDataSource {
+    /** What a connection's {@code isValid} answers. */
+    @FunctionalInterface
+    private interface Check {
+        boolean isValid() throws Exception;
+    }
 
-        FailingChecks(DataSource target) {
+    /** Hands out connections whose {@code isValid} answers as the test says. */
+    private static final class Checked extends DelegatingDataSource {
+
+        private final Check check;
+
+        Checked(DataSource target, Check check) {
             super(target);
+            this.check = check;
         }
 
         @Override
@@ -515,7 +588,7 @@ class SessionPoolTest {
             return (Connection) Proxy.newProxyInstance(
                     Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                         if (method.getName().equals("isValid")) {
-                            throw new SQLException("Could not send the check (test)", "08S01");
+                            return check.isValid();
                         }
                         try {
                             return method.invoke(connection, args);
