@@ -273,6 +273,18 @@ class SessionPoolTest {
     }
 
     @Test
+    void aClosedPoolWithEverySessionHeldSaysItIsClosedAtOnce() throws Exception {
+        pool = pool(1);
+        pool.borrow(in5s());
+        pool.close();
+
+        // Not "all sessions stayed held" after waiting for one: closed is why nothing is lent.
+        assertThatThrownBy(() -> pool.borrow(in5s()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("The bizlock session pool is closed");
+    }
+
+    @Test
     void aSessionKeepsEachStatementForReuseAndClosesTheLeastRecentlyUsedPastSixteen() throws Exception {
         pool = pool(1);
         Session session = pool.borrow(in5s());
