@@ -24,17 +24,18 @@ public final class SessionCanceller {
 
     private static final Logger log = LoggerFactory.getLogger(SessionCanceller.class);
     private static final int ER_NO_SUCH_THREAD = 1094;
-    private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** How often the canceller looks at its watches while it has any, and while it waits for more. */
+    static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     /**
      * How long a killed statement may go on before it is killed again. A {@code KILL QUERY} that reaches the server
      * before the statement it is meant for finds the session idle and is dropped; the statement would then wait its
      * whole server-side timeout (a year, for a wait without a deadline).
      */
-    private static final long KILL_AGAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    static final long KILL_AGAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     /** Empty polls after which the canceller parks until a watch wakes it: about a second of quiet. */
-    private static final int IDLE_POLLS = 50;
+    static final int IDLE_POLLS = 50;
 
     /** Why a watched statement was ended. */
     public enum Ending {
@@ -43,6 +44,7 @@ public final class SessionCanceller {
     }
 
     private final DataSource dataSource;
+    private final int idlePollsBeforeParking;
     private final Set<Watch> watches = ConcurrentHashMap.newKeySet();
     private final Thread canceller;
     /** Locks, not monitors: kills run statements under them (a virtual thread would pin its carrier in a monitor). */
@@ -56,7 +58,17 @@ public final class SessionCanceller {
 
     /** @param dataSource where the kill connection is opened: the sessions' own data source */
     SessionCanceller(DataSource dataSource) {
+        this(dataSource, IDLE_POLLS);
+    }
+
+    /**
+     * @param dataSource where the kill connection is opened: the sessions' own data source
+     * @param idlePollsBeforeParking empty polls after which the canceller parks; fewer than {@link #IDLE_POLLS} for
+     *     tests that need it parked without waiting a second
+     */
+    SessionCanceller(DataSource dataSource, int idlePollsBeforeParking) {
         this.dataSource = dataSource;
+        this.idlePollsBeforeParking = idlePollsBeforeParking;
         this.canceller = new Thread(this::cancelLoop, "bizlock-session-canceller");
         this.canceller.setDaemon(true);
         this.canceller.start();
@@ -72,10 +84,18 @@ public final class SessionCanceller {
         watches.add(watch);
         // Waking the canceller for every lock costs a context switch each; it polls on its own while it has watches,
         // so it is woken only when it would otherwise sleep past this deadline (or without end).
-        if (deadlineNanos - cancellerWakesAt < 0 || cancellerWakesAt == Long.MAX_VALUE) {
+        if (wakesTooLate(cancellerWakesAt, deadlineNanos)) {
             LockSupport.unpark(canceller);
         }
         return watch;
+    }
+
+    /**
+     * Whether a canceller that wakes on its own at {@code wakesAt} ({@code Long.MAX_VALUE}: not at all) would wake
+     * after a deadline of {@code deadlineNanos}.
+     */
+    static boolean wakesTooLate(long wakesAt, long deadlineNanos) {
+        return deadlineNanos - wakesAt < 0 || wakesAt == Long.MAX_VALUE;
     }
 
     /** One watched statement. */
@@ -117,7 +137,9 @@ public final class SessionCanceller {
             }
         }
 
-        private @Nullable Ending due(long now) {
+        /** Whether the statement is to be ended at {@code now}, and why; {@code null} if not yet. */
+        @Nullable
+        Ending due(long now) {
             if (thread.isInterrupted()) {
                 return Ending.INTERRUPT;
             }
@@ -125,10 +147,10 @@ public final class SessionCanceller {
         }
 
         /** Kills the statement, and again while it runs on: the first kill may have come before it. */
-        private void kill(Ending why, long now) {
+        void kill(Ending why, long now) {
             guard.lock();
             try {
-                if (finished || (ending != null && now - killedAtNanos < KILL_AGAIN_NANOS)) {
+                if (finished || (ending != null && tooSoonToKillAgain(killedAtNanos, now))) {
                     return;
                 }
                 try {
@@ -146,52 +168,95 @@ public final class SessionCanceller {
         }
     }
 
+    /** Whether a statement killed at {@code killedAtNanos} has run on too briefly, at {@code now}, to be killed again. */
+    static boolean tooSoonToKillAgain(long killedAtNanos, long now) {
+        return now - killedAtNanos < KILL_AGAIN_NANOS;
+    }
+
     private void cancelLoop() {
-        int idlePolls = 0;
+        Pacing pacing = new Pacing(idlePollsBeforeParking);
         while (!closed) {
             long now = System.nanoTime();
-            long sleep = Long.MAX_VALUE;
+            long soonest = Pacing.NO_WATCH;
             for (Watch watch : watches) {
                 Ending why = watch.due(now);
                 if (why != null) {
                     watch.kill(why, now);
-                    sleep = Math.min(sleep, POLL_NANOS);
-                } else {
-                    sleep = Math.min(sleep, Math.min(POLL_NANOS, watch.deadlineNanos - now));
                 }
+                soonest = Math.min(soonest, nextLook(why, watch.deadlineNanos, now));
             }
-            if (sleep == Long.MAX_VALUE && ++idlePolls <= IDLE_POLLS) {
-                sleep = POLL_NANOS; // watches come and go under load: keep polling a while rather than be woken
-            } else if (sleep != Long.MAX_VALUE) {
-                idlePolls = 0;
-            }
-            if (sleep == Long.MAX_VALUE) {
+            long sleep = pacing.sleepNanos(soonest);
+            if (sleep == Pacing.PARK) {
                 // Published before the last look, so a watch added after it sees it and wakes the canceller.
                 cancellerWakesAt = Long.MAX_VALUE;
                 if (watches.isEmpty()) {
                     LockSupport.park(this);
                 }
             } else {
-                sleep = Math.max(sleep, 1);
                 long wakesAt = now + sleep;
                 cancellerWakesAt = wakesAt;
                 // A watch added during the scan either sees this time (and wakes the canceller if it is due sooner)
                 // or is seen here.
-                if (!dueBetween(now, wakesAt)) {
+                if (!dueBetween(watches, now, wakesAt)) {
                     LockSupport.parkNanos(this, sleep);
                 }
             }
         }
     }
 
-    /** Whether a watch's deadline falls after {@code now} (earlier ones were handled by the scan) and before {@code until}. */
-    private boolean dueBetween(long now, long until) {
+    /**
+     * How soon after {@code now} the canceller looks at a watch again: a killed statement after a poll (it is killed
+     * again if it runs on), one not due yet at its deadline or after a poll, whichever comes first.
+     */
+    static long nextLook(@Nullable Ending due, long deadlineNanos, long now) {
+        return due != null ? POLL_NANOS : Math.min(POLL_NANOS, deadlineNanos - now);
+    }
+
+    /**
+     * Whether a watch's deadline falls after {@code now} (earlier ones were handled by the scan) and before {@code
+     * until}.
+     */
+    static boolean dueBetween(Iterable<Watch> watches, long now, long until) {
         for (Watch watch : watches) {
             if (watch.deadlineNanos - now > 0 && watch.deadlineNanos - until < 0) {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * How long the canceller sleeps after a scan, kept apart from its thread so that it can be tested without one:
+     * while it has watches, until the soonest of them wants another look; without any, it polls a while (watches come
+     * and go under load, and polling costs less than being woken for each), then parks until a watch wakes it.
+     */
+    static final class Pacing {
+
+        /** What a scan that found no watch passes to {@link #sleepNanos}. */
+        static final long NO_WATCH = Long.MAX_VALUE;
+
+        /** What {@link #sleepNanos} answers when the canceller is to park until a watch wakes it. */
+        static final long PARK = Long.MAX_VALUE;
+
+        private final int idlePollsBeforeParking;
+        private int idlePolls;
+
+        /** @param idlePollsBeforeParking empty polls after which the canceller parks */
+        Pacing(int idlePollsBeforeParking) {
+            this.idlePollsBeforeParking = idlePollsBeforeParking;
+        }
+
+        /**
+         * @param soonest the shortest {@link #nextLook} of the scan's watches, or {@link #NO_WATCH}
+         * @return nanoseconds to sleep (at least 1: a deadline due now was handled by the scan), or {@link #PARK}
+         */
+        long sleepNanos(long soonest) {
+            if (soonest == NO_WATCH) {
+                return ++idlePolls <= idlePollsBeforeParking ? POLL_NANOS : PARK;
+            }
+            idlePolls = 0;
+            return Math.max(soonest, 1);
+        }
     }
 
     private void killQuery(long connectionId) throws SQLException {

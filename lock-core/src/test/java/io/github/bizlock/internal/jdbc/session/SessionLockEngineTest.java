@@ -12,8 +12,12 @@ import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.dialect.GaleraDialects;
+import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
+import java.net.SocketTimeoutException;
+import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
@@ -24,13 +28,13 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
@@ -46,13 +50,14 @@ class SessionLockEngineTest {
     private static final Duration LEASE = Duration.ofSeconds(3);
 
     private BizLockDao dao;
-    private DataSource plain;
+    private OpenedConnections plain;
     private ScriptedEngine engine;
 
     @BeforeEach
     void engine(TestDatabase database) {
         dao = LockFixture.dao(database.dataSource());
-        plain = new DriverManagerDataSource(database.jdbcUrl(), database.username(), database.password());
+        plain = new OpenedConnections(
+                new DriverManagerDataSource(database.jdbcUrl(), database.username(), database.password()));
         engine = new ScriptedEngine(Duration.ofSeconds(1));
     }
 
@@ -310,6 +315,24 @@ class SessionLockEngineTest {
     }
 
     @Test
+    void aHeartbeatWhoseReadTimedOutInTheDriverIsUnreachableAndNamesOnlyTheErrorsFirstLine() throws Exception {
+        Grant grant = acquired();
+        // Connector/J wraps the socket's time-out, and adds lines of advice to the message.
+        engine.failure = new SQLException(
+                "Communications link failure\n\nThe last packet was received 2,001 ms ago.",
+                "08S01",
+                new SocketTimeoutException("Read timed out"));
+
+        Loss loss = engine.keepAlive(List.of(grant)).get(grant);
+
+        assertThat(loss.cause()).isEqualTo(LossCause.UNREACHABLE);
+        assertThat(loss.reason())
+                .contains("did not answer in time (java.sql.SQLException: Communications link failure)")
+                .doesNotContain("last packet");
+        assertThat(((SessionGrant) grant).session().unanswered()).isTrue();
+    }
+
+    @Test
     void aHeartbeatSkipsAGrantReleasedSinceItWasCollected() throws Exception {
         Grant grant = acquired();
         engine.release(grant);
@@ -405,6 +428,151 @@ class SessionLockEngineTest {
         assertThat(((SessionGrant) grant).session().connection().isClosed()).isTrue();
     }
 
+    @Test
+    void onAClusterWhereEveryNodeTakesWritesAnAcquisitionIsRefusedBeforeItBorrowsASession(TestDatabase database) {
+        BizLockDao galera = new BizLockDao(
+                database.dataSource(),
+                new DataSourceTransactionManager(database.dataSource()),
+                GaleraDialects.mariaDbNode(TableName.DEFAULT),
+                TableName.DEFAULT);
+        try (ScriptedEngine refused = new ScriptedEngine(galera, Duration.ofSeconds(1))) {
+            refused.outcomes(SessionLockEngine.Outcome.ACQUIRED);
+
+            assertThatThrownBy(refused::requireAllowedHere)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("bizlock refuses NAMED locks on this server")
+                    .hasMessageContaining("GET_LOCK");
+            assertThatThrownBy(() -> refused.acquire(KEY, LEASE, 0, in5s()))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("bizlock refuses NAMED locks on this server");
+            assertThat(refused.attempts).isZero();
+            assertThat(plain.opened.get()).isZero();
+        }
+        engine.requireAllowedHere(); // a server on its own: allowed
+    }
+
+    @Test
+    void anInterruptAfterABusyAttemptEndsTheWaitWithoutAnotherAttempt() throws Exception {
+        engine.outcomes(SessionLockEngine.Outcome.BUSY, SessionLockEngine.Outcome.ACQUIRED);
+        engine.interruptWithOutcome = true; // interrupted while the busy attempt ran
+
+        assertThatThrownBy(() -> engine.acquire(KEY, LEASE, 0, in5s()))
+                .isInstanceOf(InterruptedException.class)
+                .hasMessageContaining("order");
+        assertThat(engine.attempts).isEqualTo(1);
+        assertThat(Thread.interrupted()).isFalse();
+        assertThat(engine.heldSessions()).isZero();
+    }
+
+    /**
+     * The holder's thread and the watchdog take turns on a session's guard: a step that kept it would hold up the
+     * other thread for good. A re-lock on the same thread would succeed, so the guard's state is asserted.
+     */
+    @Test
+    void everyStepOnAHeldSessionLeavesItsGuardFree() throws Exception {
+        Grant grant = acquired();
+        Session session = ((SessionGrant) grant).session();
+        assertThat(session.guard().isLocked()).as("after the acquisition").isFalse();
+
+        engine.issueTokens(grant, 1);
+        assertThat(session.guard().isLocked()).as("after issuing tokens").isFalse();
+
+        engine.keepAlive(List.of(grant));
+        assertThat(session.guard().isLocked()).as("after a heartbeat").isFalse();
+
+        engine.release(grant);
+        assertThat(session.guard().isLocked()).as("after the release").isFalse();
+
+        engine.keepAlive(List.of(grant));
+        assertThat(session.guard().isLocked())
+                .as("after a heartbeat of a released grant")
+                .isFalse();
+
+        Grant other = acquired();
+        Session otherSession = ((SessionGrant) other).session();
+        engine.releaseAll(List.of(other));
+        assertThat(otherSession.guard().isLocked()).as("after releasing all").isFalse();
+    }
+
+    @Test
+    void aWatchedStatementReadsForItsWaitPlusTheStatementTimeoutAndItsWatchEndsWithIt() throws Exception {
+        Session session = ((SessionGrant) acquired()).session();
+        long remaining = TimeUnit.SECONDS.toNanos(3);
+        SessionCanceller.Watch[] seen = new SessionCanceller.Watch[1];
+        int[] readTimeout = new int[1];
+
+        SessionLockEngine.Outcome outcome = engine.watched(session, in5s(), remaining, watch -> {
+            seen[0] = watch;
+            readTimeout[0] = session.connection().getNetworkTimeout();
+            return SessionLockEngine.Outcome.ACQUIRED;
+        });
+
+        assertThat(outcome).isEqualTo(SessionLockEngine.Outcome.ACQUIRED);
+        assertThat(readTimeout[0]).isEqualTo((int) SessionSupport.waitReadTimeoutMillis(remaining));
+        assertThat(session.connection().getNetworkTimeout()).isEqualTo((int) SessionPool.STATEMENT_TIMEOUT.toMillis());
+        // A closed watch cannot be killed: a kill now would end the session's next statement.
+        seen[0].kill(SessionCanceller.Ending.DEADLINE, System.nanoTime());
+        assertThat(seen[0].ending()).isNull();
+    }
+
+    @Test
+    void aWatchedStatementThatFailedRestoresTheReadTimeoutAndEndsItsWatch() throws Exception {
+        Session session = ((SessionGrant) acquired()).session();
+        SessionCanceller.Watch[] seen = new SessionCanceller.Watch[1];
+        SQLException failure = new SQLException("Deadlock found", "40001", 1213);
+
+        assertThatThrownBy(() -> engine.watched(session, in5s(), TimeUnit.SECONDS.toNanos(3), watch -> {
+                    seen[0] = watch;
+                    throw failure;
+                }))
+                .isSameAs(failure);
+
+        assertThat(session.connection().getNetworkTimeout()).isEqualTo((int) SessionPool.STATEMENT_TIMEOUT.toMillis());
+        seen[0].kill(SessionCanceller.Ending.DEADLINE, System.nanoTime());
+        assertThat(seen[0].ending()).isNull();
+    }
+
+    @Test
+    void aWatchedStatementEndedByItsWatchIsAnEndedWaitAndOneEndedByAnotherKillIsAFailure() throws Exception {
+        Session session = ((SessionGrant) acquired()).session();
+        SQLException interrupted = new SQLException("Query execution was interrupted", "70100", 1317);
+
+        // The watch's kill reaches the idle session and is dropped; the statement's error is what a kill gives.
+        assertThat(engine.watched(session, in5s(), TimeUnit.SECONDS.toNanos(3), watch -> {
+                    watch.kill(SessionCanceller.Ending.DEADLINE, System.nanoTime());
+                    throw interrupted;
+                }))
+                .isEqualTo(SessionLockEngine.Outcome.DEADLINE);
+        assertThatThrownBy(() -> engine.watched(session, in5s(), TimeUnit.SECONDS.toNanos(3), watch -> {
+                    throw interrupted;
+                }))
+                .isSameAs(interrupted);
+        // Killed by the watch, but failed for another reason first: the failure counts.
+        SQLException deadlock = new SQLException("Deadlock found", "40001", 1213);
+        assertThatThrownBy(() -> engine.watched(session, in5s(), TimeUnit.SECONDS.toNanos(3), watch -> {
+                    watch.kill(SessionCanceller.Ending.DEADLINE, System.nanoTime());
+                    throw deadlock;
+                }))
+                .isSameAs(deadlock);
+    }
+
+    @Test
+    void aClosedEngineAlsoClosesItsKillConnection() throws Exception {
+        Session session = ((SessionGrant) acquired()).session();
+        engine.watched(session, in5s(), TimeUnit.SECONDS.toNanos(3), watch -> {
+            // Opens the canceller's kill connection; the idle session drops the kill.
+            watch.kill(SessionCanceller.Ending.DEADLINE, System.nanoTime());
+            return SessionLockEngine.Outcome.DEADLINE;
+        });
+        Connection kill = plain.last;
+        assertThat(kill).isNotSameAs(session.connection());
+        assertThat(kill.isClosed()).isFalse();
+
+        engine.close();
+
+        assertThat(kill.isClosed()).isTrue();
+    }
+
     private Grant acquired() throws InterruptedException {
         return acquired(KEY);
     }
@@ -453,6 +621,10 @@ class SessionLockEngineTest {
         Session lastSession;
 
         ScriptedEngine(Duration heartbeat) {
+            this(dao, heartbeat);
+        }
+
+        ScriptedEngine(BizLockDao dao, Duration heartbeat) {
             super(LockMode.NAMED, dao, plain, 2, "owner", heartbeat, connection -> {}, "GET_LOCK");
         }
 

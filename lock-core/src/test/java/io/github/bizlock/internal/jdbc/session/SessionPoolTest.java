@@ -3,16 +3,24 @@ package io.github.bizlock.internal.jdbc.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.bizlock.Await;
 import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -123,6 +131,8 @@ class SessionPoolTest {
         assertThat(reused.unanswered()).isFalse();
         assertThat(reused.heldBy(grant)).isFalse();
         assertThat(reused.heldBy(null)).isTrue();
+        // Reset under the guard, then freed: the borrower's thread and the watchdog take turns on it.
+        assertThat(reused.guard().isLocked()).isFalse();
     }
 
     @Test
@@ -263,6 +273,18 @@ class SessionPoolTest {
     }
 
     @Test
+    void aClosedPoolWithEverySessionHeldSaysItIsClosedAtOnce() throws Exception {
+        pool = pool(1);
+        pool.borrow(in5s());
+        pool.close();
+
+        // Not "all sessions stayed held" after waiting for one: closed is why nothing is lent.
+        assertThatThrownBy(() -> pool.borrow(in5s()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("The bizlock session pool is closed");
+    }
+
+    @Test
     void aSessionKeepsEachStatementForReuseAndClosesTheLeastRecentlyUsedPastSixteen() throws Exception {
         pool = pool(1);
         Session session = pool.borrow(in5s());
@@ -283,6 +305,26 @@ class SessionPoolTest {
         PreparedStatement again = session.prepare("SELECT 1");
         assertThat(again).isNotSameAs(second);
         assertThat(again.isClosed()).isFalse();
+    }
+
+    @Test
+    void eachStatementPastSixteenEvictsTheNextLeastRecentlyUsed() throws Exception {
+        pool = pool(1);
+        Session session = pool.borrow(in5s());
+        List<PreparedStatement> statements = new ArrayList<>();
+        for (int i = 0; i < 18; i++) {
+            statements.add(session.prepare("SELECT " + i));
+        }
+
+        // Two past sixteen: the two oldest are closed, each once, and forgotten; the rest are kept.
+        assertThat(statements.get(0).isClosed()).isTrue();
+        assertThat(statements.get(1).isClosed()).isTrue();
+        for (int i = 2; i < 18; i++) {
+            assertThat(statements.get(i).isClosed()).as("SELECT %d", i).isFalse();
+            assertThat(session.prepare("SELECT " + i)).isSameAs(statements.get(i));
+        }
+        // Prepared under the guard, and freed: the watchdog's heartbeat takes it on another thread.
+        assertThat(session.guard().isLocked()).isFalse();
     }
 
     @Test
@@ -325,6 +367,171 @@ class SessionPoolTest {
         assertThat(session.silentSeconds()).isEqualTo(4);
     }
 
+    @Test
+    void thePoolOpensOnDaemonThreadsThatEndWhenItCloses() throws Exception {
+        OpenedConnections sessions = new OpenedConnections(plain);
+        pool = new SessionPool(sessions, 1, PROPERTY, connection -> {});
+        pool.giveBack(pool.borrow(in5s()));
+        Thread opener = sessions.openedOn;
+
+        // An open left hanging on a silent network must not keep the application's JVM alive.
+        assertThat(opener.getName()).isEqualTo("bizlock-session-open");
+        assertThat(opener.isDaemon()).isTrue();
+        assertThat(opener).isNotSameAs(Thread.currentThread());
+
+        pool.close();
+
+        // Idle threads of an open pool live on for a minute, waiting for the next open.
+        Await.until("the opener thread ended", Duration.ofSeconds(10), () -> !opener.isAlive());
+    }
+
+    @Test
+    void aPoolClosedWhileAnOpenIsUnderWayClosesWhatTheOpenBringsAndLendsNothing() throws Exception {
+        GatedDataSource gated = new GatedDataSource(plain);
+        pool = new SessionPool(gated, 1, PROPERTY, connection -> {});
+        CompletableFuture<Session> borrowing = borrowAsync(in5s());
+        assertThat(gated.entered.await(5, TimeUnit.SECONDS)).isTrue();
+
+        pool.close();
+        gated.gate.countDown();
+
+        assertThatThrownBy(() -> borrowing.get(5, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("The bizlock session pool is closed");
+        // close() did not see it: the borrower closed it on its way out.
+        assertThat(gated.opened.isClosed()).isTrue();
+        assertThat(pool.heldCount()).isZero();
+    }
+
+    @Test
+    void anOpenThatSucceedsAfterItsCallerGaveUpIsKeptForTheNextCaller() throws Exception {
+        GatedDataSource gated = new GatedDataSource(plain);
+        pool = new SessionPool(gated, 1, PROPERTY, connection -> {});
+
+        assertThatThrownBy(() -> pool.borrow(givingUpIn100ms()))
+                .isInstanceOf(TransientDataAccessResourceException.class)
+                .hasMessageContaining("could not open a session connection");
+        assertThat(pool.heldCount())
+                .as("the open still holds the caller's place")
+                .isEqualTo(1);
+        gated.gate.countDown();
+        Await.until("the late open gave its place back", Duration.ofSeconds(5), () -> pool.heldCount() == 0);
+
+        Session next = pool.borrow(in5s());
+        assertThat(next.connection()).isSameAs(gated.opened);
+        assertThat(gated.calls.get()).isEqualTo(1);
+    }
+
+    @Test
+    void anOpenThatFailsAfterItsCallerGaveUpGivesThePlaceBack() throws Exception {
+        GatedDataSource gated = new GatedDataSource(plain);
+        gated.failure = new SQLException("Connection refused (test)", "08001");
+        pool = new SessionPool(gated, 1, PROPERTY, connection -> {});
+
+        assertThatThrownBy(() -> pool.borrow(givingUpIn100ms()))
+                .isInstanceOf(TransientDataAccessResourceException.class);
+        assertThat(pool.heldCount()).isEqualTo(1);
+        gated.gate.countDown();
+
+        Await.until("the failed open gave its place back", Duration.ofSeconds(5), () -> pool.heldCount() == 0);
+    }
+
+    @Test
+    void anIdleSessionWhoseCheckFailsIsClosedAndReplaced() throws Exception {
+        pool = new SessionPool(
+                new Checked(plain, () -> {
+                    throw new SQLException("Could not send the check (test)", "08S01");
+                }),
+                1,
+                PROPERTY,
+                connection -> {});
+        Session failing = pool.borrow(in5s());
+        pool.giveBack(failing);
+        failing.idleSinceNanos = System.nanoTime() - TimeUnit.SECONDS.toNanos(2);
+
+        Session session = pool.borrow(in5s());
+
+        assertThat(session).isNotSameAs(failing);
+        // Still open on the client until the pool closed it.
+        assertThat(failing.connection().isClosed()).isTrue();
+        assertThat(session.connection().isClosed()).isFalse();
+    }
+
+    @Test
+    void aPoolClosedWhileAnIdleSessionIsCheckedLendsNothing() throws Exception {
+        CountDownLatch checking = new CountDownLatch(1);
+        CountDownLatch answer = new CountDownLatch(1);
+        pool = new SessionPool(
+                new Checked(plain, () -> {
+                    checking.countDown();
+                    return !answer.await(30, TimeUnit.SECONDS); // false: the session died during the check
+                }),
+                1,
+                PROPERTY,
+                connection -> {});
+        Session idle = pool.borrow(in5s());
+        pool.giveBack(idle);
+        idle.idleSinceNanos = System.nanoTime() - TimeUnit.SECONDS.toNanos(2);
+        CompletableFuture<Session> borrowing = borrowAsync(in5s());
+        assertThat(checking.await(5, TimeUnit.SECONDS)).isTrue();
+
+        pool.close();
+        answer.countDown();
+
+        // Not the opener's refusal to start an open: the pool says why.
+        assertThatThrownBy(() -> borrowing.get(5, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("The bizlock session pool is closed");
+        assertThat(idle.connection().isClosed()).isTrue();
+        assertThat(pool.heldCount()).isZero();
+    }
+
+    @Test
+    void anAcquisitionInterruptedWhileItsSessionIsOpenedIsInterruptedAndTheOpenKeepsItsPlace() throws Exception {
+        GatedDataSource gated = new GatedDataSource(plain);
+        pool = new SessionPool(gated, 1, PROPERTY, connection -> {});
+        CompletableFuture<Throwable> failure = new CompletableFuture<>();
+        Thread borrower = new Thread(
+                () -> {
+                    try {
+                        pool.borrow(in5s());
+                        failure.complete(null);
+                    } catch (Throwable ex) {
+                        failure.complete(ex);
+                    }
+                },
+                "test-borrower");
+        borrower.setDaemon(true);
+        borrower.start();
+        assertThat(gated.entered.await(5, TimeUnit.SECONDS)).isTrue();
+
+        borrower.interrupt();
+
+        assertThat(failure.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+        assertThat(pool.heldCount())
+                .as("the open goes on with the caller's place")
+                .isEqualTo(1);
+        gated.gate.countDown();
+        Await.until("the late open gave its place back", Duration.ofSeconds(5), () -> pool.heldCount() == 0);
+    }
+
+    private CompletableFuture<Session> borrowAsync(long deadlineNanos) {
+        return CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return pool.borrow(deadlineNanos);
+                    } catch (InterruptedException ex) {
+                        throw new IllegalStateException(ex);
+                    }
+                },
+                ThreadPerTask.EXECUTOR);
+    }
+
+    /** A deadline whose grace for an open ends 100 ms from now. */
+    private static long givingUpIn100ms() {
+        return System.nanoTime() - SessionPool.OPEN_GRACE.toNanos() + TimeUnit.MILLISECONDS.toNanos(100);
+    }
+
     private SessionPool pool(int maxSessions) {
         return new SessionPool(plain, maxSessions, PROPERTY, connection -> {});
     }
@@ -336,6 +543,72 @@ class SessionPoolTest {
     /** Ends the session's connection behind the pool's back, as a driver that saw the socket fail would. */
     private static void killFromOutside(Session session) throws SQLException {
         session.connection().close();
+    }
+
+    /** Opens a connection only once the test opens the gate (or fails then): an open under way for as long as needed. */
+    private static final class GatedDataSource extends DelegatingDataSource {
+
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch gate = new CountDownLatch(1);
+        final AtomicInteger calls = new AtomicInteger();
+        volatile SQLException failure;
+        volatile Connection opened;
+
+        GatedDataSource(DataSource target) {
+            super(target);
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            calls.incrementAndGet();
+            entered.countDown();
+            try {
+                if (!gate.await(30, TimeUnit.SECONDS)) {
+                    throw new SQLException("The test never opened the gate");
+                }
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new SQLException(ex);
+            }
+            if (failure != null) {
+                throw failure;
+            }
+            opened = super.getConnection();
+            return opened;
+        }
+    }
+
+    /** What a connection's {@code isValid} answers. */
+    @FunctionalInterface
+    private interface Check {
+        boolean isValid() throws Exception;
+    }
+
+    /** Hands out connections whose {@code isValid} answers as the test says. */
+    private static final class Checked extends DelegatingDataSource {
+
+        private final Check check;
+
+        Checked(DataSource target, Check check) {
+            super(target);
+            this.check = check;
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            Connection connection = super.getConnection();
+            return (Connection) Proxy.newProxyInstance(
+                    Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("isValid")) {
+                            return check.isValid();
+                        }
+                        try {
+                            return method.invoke(connection, args);
+                        } catch (InvocationTargetException ex) {
+                            throw ex.getCause();
+                        }
+                    });
+        }
     }
 
     private static DataSource failing(Throwable failure) {
