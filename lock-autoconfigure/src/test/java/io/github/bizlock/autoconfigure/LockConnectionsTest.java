@@ -25,6 +25,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -52,9 +53,12 @@ class LockConnectionsTest {
     /**
      * Measured before: with every application connection held by a caller's open transaction, each LEASE acquisition
      * waited for the application's pool until its wait ran out, and the watchdog's renewal waited for the pool's
-     * connection timeout (30 s) and lost every lease at once.
+     * connection timeout (30 s) and lost every lease at once. Tagged slow: it holds leases through several renewals,
+     * seconds that a mutation run would spend again for every mutant it covers; HikariLockConnectionsTest checks the
+     * lock pool's settings in milliseconds.
      */
     @Test
+    @Tag("slow")
     void leaseLocksAreTakenAndRenewedWhileOpenTransactionsHoldEveryApplicationConnection() throws Exception {
         Duration lease = Duration.ofSeconds(2);
         runner.withPropertyValues(
