@@ -183,6 +183,25 @@ class LockJdbcTest {
     }
 
     @Test
+    void aBoundedWriteGivesAConnectionWithoutReadTimeoutBackWithoutOne() throws SQLException {
+        try (Connection physical = dataSource.getConnection()) {
+            physical.setNetworkTimeout(Runnable::run, 0);
+            LockJdbc onOneConnection =
+                    new LockJdbc(dataSource, new SingleConnectionDataSource(physical, true), TableName.DEFAULT);
+
+            onOneConnection.updateThenQuery(
+                    System.nanoTime() + TimeUnit.SECONDS.toNanos(10),
+                    INSERT,
+                    new Object[] {1, 1},
+                    "SELECT 1",
+                    (rs, row) -> rs.getInt(1));
+
+            // 0 is "no read timeout", the driver's default: the pool's connection must not keep the write's.
+            assertThat(physical.getNetworkTimeout()).isZero();
+        }
+    }
+
+    @Test
     void durationsAreBoundInWholeMicroseconds() {
         assertThat(LockJdbc.micros(Duration.ofSeconds(2, 345_678_999))).isEqualTo(2_345_678L);
         assertThat(LockJdbc.micros(Duration.ofMillis(1))).isEqualTo(1_000L);
