@@ -8,16 +8,14 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.github.bizlock.Await;
-import io.github.bizlock.LockFixture;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.jdbc.BizLockDao;
-import io.github.bizlock.internal.jdbc.row.SessionConnections;
-import io.github.bizlock.test.TestDatabase;
-import io.github.bizlock.test.TestDatabaseExtension;
+import io.github.bizlock.internal.jdbc.session.SessionConnections;
+import io.github.bizlock.internal.jdbc.session.SessionEngineFixture;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -31,16 +29,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
  * The NAMED engine's own steps where the shared engine tests ({@link NamedLockEngineTest}) cannot reach them: a try
@@ -49,41 +41,13 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * on them and see whether the canceller had to open its kill connection. Named locks are server-wide, so every key
  * carries a random suffix.
  */
-@ExtendWith(TestDatabaseExtension.class)
-class NamedLockEngineStepsTest {
+class NamedLockEngineStepsTest extends SessionEngineFixture<NamedLockEngine> {
 
     private static final Duration LEASE = Duration.ofSeconds(10);
 
-    private DataSource plain;
-    private BizLockDao dao;
-    private SessionConnections aSessions;
-    private SessionConnections bSessions;
-    private NamedLockEngine a;
-    private NamedLockEngine b;
-    private LockKey key;
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
-
-    @BeforeEach
-    void engines(TestDatabase database, TestInfo test) {
-        plain = new DriverManagerDataSource(database.jdbcUrl(), database.username(), database.password());
-        dao = LockFixture.dao(database.dataSource());
-        aSessions = new SessionConnections(plain);
-        bSessions = new SessionConnections(plain);
-        a = new NamedLockEngine(dao, aSessions, 2, "a");
-        b = new NamedLockEngine(dao, bSessions, 2, "b");
-        key = new LockKey("engine", test.getDisplayName() + "-" + UUID.randomUUID());
-    }
-
-    @AfterEach
-    void closeEngines() throws SQLException {
-        a.close();
-        b.close();
-        aSessions.close();
-        bSessions.close();
+    @Override
+    protected NamedLockEngine engine(BizLockDao dao, DataSource sessions, String owner) {
+        return new NamedLockEngine(dao, sessions, 2, owner);
     }
 
     @Test

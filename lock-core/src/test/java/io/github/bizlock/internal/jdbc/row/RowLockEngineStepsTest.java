@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.github.bizlock.Await;
-import io.github.bizlock.LockFixture;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.internal.engine.Grant;
@@ -13,8 +12,8 @@ import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
-import io.github.bizlock.test.TestDatabase;
-import io.github.bizlock.test.TestDatabaseExtension;
+import io.github.bizlock.internal.jdbc.session.SessionConnections;
+import io.github.bizlock.internal.jdbc.session.SessionEngineFixture;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -29,12 +28,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -46,44 +40,14 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * a session that died or is not the connection it was. Each engine's sessions come from a {@link SessionConnections},
  * so a test can find them on the server and see whether the canceller had to open its kill connection.
  */
-@ExtendWith(TestDatabaseExtension.class)
-class RowLockEngineStepsTest {
+class RowLockEngineStepsTest extends SessionEngineFixture<RowLockEngine> {
 
     private static final Duration LEASE = Duration.ofSeconds(10);
     private static final Duration CEILING = Duration.ofSeconds(5);
 
-    private TestDatabase database;
-    private DataSource plain;
-    private BizLockDao dao;
-    private SessionConnections aSessions;
-    private SessionConnections bSessions;
-    private RowLockEngine a;
-    private RowLockEngine b;
-    private LockKey key;
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
-
-    @BeforeEach
-    void engines(TestDatabase database, TestInfo test) {
-        this.database = database;
-        plain = new DriverManagerDataSource(database.jdbcUrl(), database.username(), database.password());
-        dao = LockFixture.dao(database.dataSource());
-        aSessions = new SessionConnections(plain);
-        bSessions = new SessionConnections(plain);
-        a = new RowLockEngine(dao, aSessions, 2, "a");
-        b = new RowLockEngine(dao, bSessions, 2, "b");
-        key = new LockKey("engine", test.getDisplayName());
-    }
-
-    @AfterEach
-    void closeEngines() throws SQLException {
-        a.close();
-        b.close();
-        aSessions.close();
-        bSessions.close();
+    @Override
+    protected RowLockEngine engine(BizLockDao dao, DataSource sessions, String owner) {
+        return new RowLockEngine(dao, sessions, 2, owner);
     }
 
     @Test
@@ -104,6 +68,9 @@ class RowLockEngineStepsTest {
 
     @Test
     void anAttemptThatMissesTheLockLeavesItsSessionWithNoTransactionOpen() throws Exception {
+        // INNODB_TRX is read from a cache on MySQL (refreshed at most every 100 ms, and seen to miss the holder's
+        // transaction for seconds on a busy machine); MariaDB reads it as it is.
+        assumeTrue(dao.dialect().product().equals("MariaDB"));
         Grant held = a.acquire(key, LEASE, 0, in5s());
         long holder = connectionId(aSessions.connection(0));
 
@@ -111,7 +78,6 @@ class RowLockEngineStepsTest {
 
         // The idle session goes back to the pool: a transaction left open there would be carried into its next lock.
         long waiter = connectionId(bSessions.connection(0));
-        // Polled for both: MySQL refreshes INNODB_TRX from a cache at most every 100 ms.
         Await.until(
                 "only the holder has a transaction open",
                 CEILING,

@@ -3,15 +3,11 @@ package io.github.bizlock.internal.jdbc.session;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bizlock.Await;
-import io.github.bizlock.LockFixture;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
-import io.github.bizlock.internal.jdbc.BizLockDao;
-import io.github.bizlock.test.TestDatabase;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -20,14 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
  * A ROW or NAMED engine used directly, two engines (two processes) on one database, with waits of a few hundred
@@ -35,40 +24,10 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * the lock manager, its watchdog or a heartbeat's second. {@link AbstractSessionLockTest} covers the same through the
  * lock template, with real heartbeats.
  */
-@ExtendWith(TestDatabaseExtension.class)
-public abstract class AbstractSessionEngineTest {
+public abstract class AbstractSessionEngineTest extends SessionEngineFixture<SessionLockEngine> {
 
     protected static final Duration LEASE = Duration.ofSeconds(10);
     private static final long SHORT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(150);
-
-    protected DataSource plain;
-    protected BizLockDao dao;
-    protected SessionLockEngine a;
-    protected SessionLockEngine b;
-    protected LockKey key;
-
-    /** An engine of the mode under test, holding at most two sessions from {@code sessions}. */
-    protected abstract SessionLockEngine engine(BizLockDao dao, DataSource sessions, String owner);
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
-
-    @BeforeEach
-    void engines(TestDatabase database, TestInfo test) {
-        plain = new DriverManagerDataSource(database.jdbcUrl(), database.username(), database.password());
-        dao = LockFixture.dao(database.dataSource());
-        a = engine(dao, plain, "a");
-        b = engine(dao, plain, "b");
-        key = new LockKey("engine", test.getDisplayName());
-    }
-
-    @AfterEach
-    void closeEngines() {
-        a.close();
-        b.close();
-    }
 
     @Test
     public void aFreeLockIsTakenWithoutWaitingAndHeldOnItsSession() throws Exception {

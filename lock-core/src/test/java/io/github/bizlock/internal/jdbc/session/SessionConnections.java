@@ -1,6 +1,5 @@
-package io.github.bizlock.internal.jdbc.row;
+package io.github.bizlock.internal.jdbc.session;
 
-import io.github.bizlock.internal.jdbc.session.SessionSql;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;

@@ -1,0 +1,64 @@
+package io.github.bizlock.internal.jdbc.session;
+
+import io.github.bizlock.LockFixture;
+import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.test.TestDatabase;
+import io.github.bizlock.test.TestDatabaseExtension;
+import java.sql.SQLException;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+/**
+ * Two engines of one mode (two processes) on one test database, each with its sessions from a
+ * {@link SessionConnections} so that a test can run statements on them behind the engine's back. Named locks are
+ * server-wide, so every test's key carries a random suffix.
+ */
+@ExtendWith(TestDatabaseExtension.class)
+public abstract class SessionEngineFixture<E extends SessionLockEngine> {
+
+    protected TestDatabase database;
+    /** Plain connections to the test database, for the test's own statements. */
+    protected DataSource plain;
+
+    protected BizLockDao dao;
+    protected SessionConnections aSessions;
+    protected SessionConnections bSessions;
+    protected E a;
+    protected E b;
+    protected LockKey key;
+
+    /** An engine of the mode under test, holding at most two sessions from {@code sessions}. */
+    protected abstract E engine(BizLockDao dao, DataSource sessions, String owner);
+
+    @BeforeAll
+    static void createSchema(DataSource dataSource) {
+        LockFixture.createSchema(dataSource);
+    }
+
+    @BeforeEach
+    void engines(TestDatabase database, TestInfo test) {
+        this.database = database;
+        plain = new DriverManagerDataSource(database.jdbcUrl(), database.username(), database.password());
+        dao = LockFixture.dao(database.dataSource());
+        aSessions = new SessionConnections(plain);
+        bSessions = new SessionConnections(plain);
+        a = engine(dao, aSessions, "a");
+        b = engine(dao, bSessions, "b");
+        key = new LockKey("engine", test.getDisplayName() + "-" + UUID.randomUUID());
+    }
+
+    @AfterEach
+    void closeEngines() throws SQLException {
+        a.close();
+        b.close();
+        aSessions.close();
+        bSessions.close();
+    }
+}
