@@ -24,7 +24,7 @@ for m in sorted(mutations, key=lambda m: m.findtext("mutatedClass")):
     package = cls.rsplit(".", 1)[0].removeprefix("io.github.bizlock").lstrip(".") or "(root)"
     by_package.setdefault(package, collections.Counter())[m.get("status")] += 1
 
-print("| package | mutants | killed | survived | no coverage | score |")
+print("| package | mutants | detected | survived | no coverage | score |")
 print("| --- | ---: | ---: | ---: | ---: | ---: |")
 total = collections.Counter()
 for package, counts in by_package.items():
