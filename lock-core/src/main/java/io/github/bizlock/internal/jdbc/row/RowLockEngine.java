@@ -87,7 +87,13 @@ public final class RowLockEngine extends SessionLockEngine {
         session.connection().rollback();
         if (outcome == Outcome.RETRY) {
             Outcome created = createRow(session, key, Math.max(deadlineNanos, sent + CREATE_ROW_GRACE_NANOS));
-            return created == Outcome.INTERRUPTED ? Outcome.INTERRUPTED : Outcome.RETRY;
+            return switch (created) {
+                case ACQUIRED -> Outcome.RETRY;
+                case INTERRUPTED -> Outcome.INTERRUPTED;
+                // Another transaction keeps the row from being created (a gap lock): busy, so that a try or a wait
+                // whose deadline passed ends here instead of creating again, with a new grace, until it lets go.
+                default -> Outcome.BUSY;
+            };
         }
         return outcome;
     }

@@ -115,6 +115,25 @@ class RowLockEngineStepsTest extends SessionEngineFixture<RowLockEngine> {
     }
 
     @Test
+    void aTryForARowAnotherTransactionKeepsFromBeingCreatedEndsAfterItsGrace() throws Exception {
+        try (Connection blocker = plain.getConnection()) {
+            openSession(a);
+            lockGap(blocker);
+            try {
+                CompletableFuture<Grant> trying =
+                        CompletableFuture.supplyAsync(() -> acquire(a, System.nanoTime() - 1), ThreadPerTask.EXECUTOR);
+
+                // The gap stays locked: the try answers "not acquired" once its creation's grace (1 s) is over,
+                // instead of creating the row again, with a new grace, for as long as the blocker holds on.
+                assertThat(trying.get(CEILING.toMillis(), TimeUnit.MILLISECONDS))
+                        .isNull();
+            } finally {
+                blocker.rollback();
+            }
+        }
+    }
+
+    @Test
     void aRowWhoseCreationTimesOutIsTriedAgain() throws Exception {
         // innodb_lock_wait_timeout = 0 (MariaDB) fails the INSERT at once with the server's lock wait timeout.
         assumeTrue(dao.dialect().product().equals("MariaDB"));
