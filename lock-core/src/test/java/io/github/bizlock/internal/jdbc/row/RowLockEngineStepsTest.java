@@ -21,6 +21,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -72,16 +73,19 @@ class RowLockEngineStepsTest extends SessionEngineFixture<RowLockEngine> {
         // transaction for seconds on a busy machine); MariaDB reads it as it is.
         assumeTrue(dao.dialect().product().equals("MariaDB"));
         Grant held = a.acquire(key, LEASE, 0, in5s());
-        long holder = connectionId(aSessions.connection(0));
+        long holder = connectionIdOf(held);
 
         assertThat(b.acquire(key, LEASE, 0, System.nanoTime() - 1)).isNull();
 
         // The idle session goes back to the pool: a transaction left open there would be carried into its next lock.
-        long waiter = connectionId(bSessions.connection(0));
-        Await.until(
-                "only the holder has a transaction open",
-                CEILING,
-                () -> openTransactions(waiter) == 0 && openTransactions(holder) == 1);
+        List<Long> waiters = new ArrayList<>();
+        for (int i = 0; i < bSessions.opened(); i++) {
+            waiters.add(connectionId(bSessions.connection(i)));
+        }
+        Await.until("only the holder has a transaction open", CEILING, () -> {
+            List<Long> open = transactionsOnThisDatabase();
+            return open.contains(holder) && waiters.stream().noneMatch(open::contains);
+        });
         a.release(held);
     }
 
@@ -329,6 +333,15 @@ class RowLockEngineStepsTest extends SessionEngineFixture<RowLockEngine> {
                                 + " WHERE DB = DATABASE() AND INFO LIKE 'INSERT IGNORE INTO biz_lock_row%'",
                         Long.class);
         return running > 0;
+    }
+
+    private List<Long> transactionsOnThisDatabase() {
+        return new JdbcTemplate(plain)
+                .queryForList(
+                        "SELECT t.trx_mysql_thread_id FROM information_schema.INNODB_TRX t"
+                                + " JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id"
+                                + " WHERE p.DB = DATABASE()",
+                        Long.class);
     }
 
     private long openTransactions(long connectionId) {

@@ -148,10 +148,6 @@ public abstract class AbstractSessionEngineTest extends SessionEngineFixture<Ses
         a.release(second);
     }
 
-    protected static long connectionIdOf(Grant grant) {
-        return ((SessionGrant) grant).session().connectionId();
-    }
-
     protected static Connection connectionOf(Grant grant) {
         return ((SessionGrant) grant).session().connection();
     }

@@ -1,6 +1,7 @@
 package io.github.bizlock.internal.jdbc.session;
 
 import io.github.bizlock.LockFixture;
+import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.test.TestDatabase;
@@ -33,6 +34,11 @@ public abstract class SessionEngineFixture<E extends SessionLockEngine> {
     protected E a;
     protected E b;
     protected LockKey key;
+
+    /** The server's id of the session that holds {@code grant}. */
+    protected static long connectionIdOf(Grant grant) {
+        return ((SessionGrant) grant).session().connectionId();
+    }
 
     /** An engine of the mode under test, holding at most two sessions from {@code sessions}. */
     protected abstract E engine(BizLockDao dao, DataSource sessions, String owner);
