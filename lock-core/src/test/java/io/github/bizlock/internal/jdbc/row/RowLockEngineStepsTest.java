@@ -21,7 +21,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -68,28 +67,6 @@ class RowLockEngineStepsTest extends SessionEngineFixture<RowLockEngine> {
     }
 
     @Test
-    void anAttemptThatMissesTheLockLeavesItsSessionWithNoTransactionOpen() throws Exception {
-        // INNODB_TRX is read from a cache on MySQL (refreshed at most every 100 ms, and seen to miss the holder's
-        // transaction for seconds on a busy machine); MariaDB reads it as it is.
-        assumeTrue(dao.dialect().product().equals("MariaDB"));
-        Grant held = a.acquire(key, LEASE, 0, in5s());
-        long holder = connectionIdOf(held);
-
-        assertThat(b.acquire(key, LEASE, 0, System.nanoTime() - 1)).isNull();
-
-        // The idle session goes back to the pool: a transaction left open there would be carried into its next lock.
-        List<Long> waiters = new ArrayList<>();
-        for (int i = 0; i < bSessions.opened(); i++) {
-            waiters.add(connectionId(bSessions.connection(i)));
-        }
-        Await.until("only the holder has a transaction open", CEILING, () -> {
-            List<Long> open = transactionsOnThisDatabase();
-            return open.contains(holder) && waiters.stream().noneMatch(open::contains);
-        });
-        a.release(held);
-    }
-
-    @Test
     void aNewRowIsCommittedBeforeItIsLocked() throws Exception {
         Grant grant = a.acquire(key, LEASE, 0, System.nanoTime() - 1);
 
@@ -97,25 +74,6 @@ class RowLockEngineStepsTest extends SessionEngineFixture<RowLockEngine> {
         // if the holder's session dies and its transaction rolls back.
         assertThat(rows()).isEqualTo(1);
         a.release(grant);
-    }
-
-    @Test
-    void aTryWaitsBrieflyForARowThatAnotherTransactionKeepsFromBeingCreated() throws Exception {
-        try (Connection blocker = plain.getConnection()) {
-            openSession(a);
-            lockGap(blocker);
-            CompletableFuture<Grant> trying =
-                    CompletableFuture.supplyAsync(() -> acquire(a, System.nanoTime() - 1), ThreadPerTask.EXECUTOR);
-            // Its INSERT waits for the gap lock, within the grace a missing row's creation has even for a try.
-            Await.until("the row's INSERT waits", CEILING, () -> trying.isDone() || waitingForALock());
-
-            blocker.commit();
-
-            Grant grant = trying.get(10, TimeUnit.SECONDS);
-            assertThat(grant).isNotNull();
-            a.release(grant);
-        }
-        assertThat(aSessions.opened()).as("a's session only: no wait was ended").isEqualTo(1);
     }
 
     @Test
@@ -333,23 +291,6 @@ class RowLockEngineStepsTest extends SessionEngineFixture<RowLockEngine> {
                                 + " WHERE DB = DATABASE() AND INFO LIKE 'INSERT IGNORE INTO biz_lock_row%'",
                         Long.class);
         return running > 0;
-    }
-
-    private List<Long> transactionsOnThisDatabase() {
-        return new JdbcTemplate(plain)
-                .queryForList(
-                        "SELECT t.trx_mysql_thread_id FROM information_schema.INNODB_TRX t"
-                                + " JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id"
-                                + " WHERE p.DB = DATABASE()",
-                        Long.class);
-    }
-
-    private long openTransactions(long connectionId) {
-        return new JdbcTemplate(plain)
-                .queryForObject(
-                        "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = ?",
-                        Long.class,
-                        connectionId);
     }
 
     private long rows() {
