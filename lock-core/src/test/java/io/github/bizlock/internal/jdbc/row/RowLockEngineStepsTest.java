@@ -24,9 +24,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.dao.DataAccessException;
@@ -121,36 +119,6 @@ class RowLockEngineStepsTest extends SessionEngineFixture<RowLockEngine> {
             engine.release(grant);
         } finally {
             engine.close();
-        }
-    }
-
-    @Test
-    void anInterruptedWaitForARowBeingCreatedLeavesItsSessionOutsideATransaction() throws Exception {
-        // @@in_transaction is MariaDB's; INNODB_TRX would do on MySQL, but MariaDB lists the killed INSERT's lock
-        // wait there for a while after the statement ended.
-        assumeTrue(dao.dialect().product().equals("MariaDB"));
-        AtomicReference<Thread> thread = new AtomicReference<>();
-        try (Connection blocker = plain.getConnection()) {
-            openSession(a);
-            lockGap(blocker);
-            CompletableFuture<Grant> waiting = CompletableFuture.supplyAsync(
-                    () -> {
-                        thread.set(Thread.currentThread());
-                        return acquire(a, in5s());
-                    },
-                    ThreadPerTask.EXECUTOR);
-            Await.until("the row's INSERT waits", CEILING, () -> waitingForALock());
-
-            thread.get().interrupt();
-
-            assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS))
-                    .isInstanceOf(ExecutionException.class)
-                    .hasRootCauseInstanceOf(InterruptedException.class);
-            // The session went back to the pool: the killed INSERT's transaction must not go with it.
-            assertThat(a.heldSessions()).isZero();
-            assertThat(queryLong(aSessions.connection(0), "SELECT @@in_transaction"))
-                    .isZero();
-            blocker.rollback();
         }
     }
 
@@ -274,16 +242,6 @@ class RowLockEngineStepsTest extends SessionEngineFixture<RowLockEngine> {
      * Whether a session of this test's database waits for a row lock: the engine's, as nothing else here waits. Its
      * connection cannot be asked for its id while its statement runs.
      */
-    private boolean waitingForALock() {
-        Long waiting = new JdbcTemplate(plain)
-                .queryForObject(
-                        "SELECT COUNT(*) FROM information_schema.INNODB_TRX t"
-                                + " JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id"
-                                + " WHERE t.trx_state = 'LOCK WAIT' AND p.DB = DATABASE()",
-                        Long.class);
-        return waiting > 0;
-    }
-
     private boolean insertRunning() {
         Long running = new JdbcTemplate(plain)
                 .queryForObject(
