@@ -17,9 +17,7 @@ import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.session.SessionConnections;
 import io.github.bizlock.internal.jdbc.session.SessionEngineFixture;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -42,8 +40,6 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  * carries a random suffix.
  */
 class NamedLockEngineStepsTest extends SessionEngineFixture<NamedLockEngine> {
-
-    private static final Duration LEASE = Duration.ofSeconds(10);
 
     @Override
     protected NamedLockEngine engine(BizLockDao dao, DataSource sessions, String owner) {
@@ -204,18 +200,6 @@ class NamedLockEngineStepsTest extends SessionEngineFixture<NamedLockEngine> {
 
     private @Nullable Long usedBy(String serverLockName) {
         return new JdbcTemplate(plain).queryForObject("SELECT IS_USED_LOCK(?)", Long.class, serverLockName);
-    }
-
-    private static long queryLong(Connection connection, String sql) throws SQLException {
-        try (Statement statement = connection.createStatement();
-                ResultSet row = statement.executeQuery(sql)) {
-            row.next();
-            return row.getLong(1);
-        }
-    }
-
-    private static long in5s() {
-        return System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     }
 
     /** Hands connections out with autocommit off. */

@@ -40,7 +40,6 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  */
 class RowLockEngineStepsTest extends SessionEngineFixture<RowLockEngine> {
 
-    private static final Duration LEASE = Duration.ofSeconds(10);
     private static final Duration CEILING = Duration.ofSeconds(5);
 
     @Override
@@ -261,17 +260,5 @@ class RowLockEngineStepsTest extends SessionEngineFixture<RowLockEngine> {
 
     private static long connectionId(Connection connection) throws SQLException {
         return queryLong(connection, "SELECT CONNECTION_ID()");
-    }
-
-    private static long queryLong(Connection connection, String sql) throws SQLException {
-        try (Statement statement = connection.createStatement();
-                ResultSet row = statement.executeQuery(sql)) {
-            row.next();
-            return row.getLong(1);
-        }
-    }
-
-    private static long in5s() {
-        return System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     }
 }

@@ -26,7 +26,6 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class AbstractSessionEngineTest extends SessionEngineFixture<SessionLockEngine> {
 
-    protected static final Duration LEASE = Duration.ofSeconds(10);
     private static final long SHORT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(150);
 
     @Test
@@ -157,9 +156,5 @@ public abstract class AbstractSessionEngineTest extends SessionEngineFixture<Ses
                 Statement statement = other.createStatement()) {
             statement.execute("KILL " + connectionId);
         }
-    }
-
-    protected static long in5s() {
-        return System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     }
 }

@@ -6,8 +6,13 @@ import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
+import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,6 +29,8 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 @ExtendWith(TestDatabaseExtension.class)
 public abstract class SessionEngineFixture<E extends SessionLockEngine> {
 
+    protected static final Duration LEASE = Duration.ofSeconds(10);
+
     protected TestDatabase database;
     /** Plain connections to the test database, for the test's own statements. */
     protected DataSource plain;
@@ -38,6 +45,20 @@ public abstract class SessionEngineFixture<E extends SessionLockEngine> {
     /** The server's id of the session that holds {@code grant}. */
     protected static long connectionIdOf(Grant grant) {
         return ((SessionGrant) grant).session().connectionId();
+    }
+
+    /** A deadline five seconds from now: longer than any wait of these tests. */
+    protected static long in5s() {
+        return System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    }
+
+    /** The number a one-column query answers on {@code connection}: a session's own settings and id. */
+    protected static long queryLong(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery(sql)) {
+            row.next();
+            return row.getLong(1);
+        }
     }
 
     /** An engine of the mode under test, holding at most two sessions from {@code sessions}. */
