@@ -124,10 +124,13 @@ final class Releaser implements AutoCloseable {
                     firstAttempt.complete(loss);
                 }
             } catch (RuntimeException failure) {
-                if (firstAttempt == null) {
-                    throw failure;
+                if (firstAttempt != null) {
+                    firstAttempt.completeExceptionally(failure);
+                } else {
+                    // Nobody waits for this release (its lock is known lost): the unlock that asked for it answers
+                    // with the loss, not with this failure.
+                    giveUp(held, 1, failure);
                 }
-                firstAttempt.completeExceptionally(failure);
             }
         }
     }
@@ -155,14 +158,7 @@ final class Releaser implements AutoCloseable {
                     firstAttempt.completeExceptionally(ex);
                 }
                 if (attempt == ATTEMPTS || closed || held.engine().boundsRelease()) {
-                    log.warn(
-                            "bizlock gave up releasing lock {} ({}) after {} attempt(s){}; it frees when its lease"
-                                    + " or session ends",
-                            grant.key(),
-                            held.engine().mode(),
-                            attempt,
-                            closed ? ", as it is closed" : "",
-                            ex);
+                    giveUp(held, attempt, ex);
                     return;
                 }
                 log.warn(
@@ -185,6 +181,16 @@ final class Releaser implements AutoCloseable {
             }
             pauseNanos = Math.min(pauseNanos * 2, MAX_PAUSE_NANOS);
         }
+    }
+
+    private void giveUp(HeldGrant held, int attempts, RuntimeException failure) {
+        log.warn(
+                "bizlock gave up releasing lock {} ({}) after {} attempt(s){}; it frees when its lease or session ends",
+                held.grant().key(),
+                held.engine().mode(),
+                attempts,
+                closed ? ", as it is closed" : "",
+                failure);
     }
 
     /**

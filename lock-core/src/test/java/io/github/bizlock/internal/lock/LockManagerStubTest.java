@@ -471,6 +471,25 @@ class LockManagerStubTest {
     }
 
     @Test
+    void aLostLockUnlockedAfterShutdownIsReportedLostThoughItsReleaseFails() throws Exception {
+        LockManager fast = LockManager.builder("fast")
+                .engine(engine)
+                .modeBindings(StubEngine.ANY_MODE)
+                .watchdogLease(Duration.ofMillis(300))
+                .build();
+        LockHandle handle = fast.tryAcquire(key("lost-then-shut-down"), LockMode.LEASE, Duration.ZERO, null)
+                .orElseThrow();
+        engine.keepAliveLoss = new Loss(LossCause.TAKEN_OVER, "another owner");
+        Await.until("the watchdog finds the loss", Duration.ofSeconds(5), () -> !handle.isHeld());
+        fast.shutdown(Duration.ZERO);
+        engine.releaseFailure = new IllegalStateException("database down");
+        assertThatThrownBy(handle::unlock)
+                .isInstanceOf(LockLostException.class)
+                .satisfies(ex ->
+                        assertThat(((LockLostException) ex).event().cause()).isEqualTo(LossCause.TAKEN_OVER));
+    }
+
+    @Test
     void failedRenewalsAreRetriedAndTheGrantIsLostWhenItsLeaseEnds() throws Exception {
         engine.keepAliveFailure = new IllegalStateException("database down");
         try (LockManager fast = LockManager.builder("fast")

@@ -111,9 +111,23 @@ class ReleaserTest {
                         Thread.currentThread().getName(), Thread.currentThread().getName());
 
         engine.releaseFailure = new DataAccessResourceFailureException("connection reset");
-        assertThatThrownBy(() -> releaser.releaseInBackground(held)).isSameAs(engine.releaseFailure);
         assertThatThrownBy(() -> releaser.release(held))
                 .isInstanceOf(LockReleaseException.class)
                 .hasCause(engine.releaseFailure);
+    }
+
+    @Test
+    void onceClosedAFailedReleaseThatNobodyWaitsForIsLoggedNotThrown() {
+        releaser.close();
+        engine.boundsRelease = false;
+        engine.releaseFailure = new DataAccessResourceFailureException("connection reset");
+        try (CapturedLog log = new CapturedLog(LockManager.class)) {
+            // A lock known lost, unlocked after shutdown: its unlock answers with the loss, not with this failure.
+            releaser.releaseInBackground(held());
+            assertThat(log.lines())
+                    .containsExactly("WARN bizlock gave up releasing lock stub/k (LEASE) after 1 attempt(s), as it is"
+                            + " closed; it frees when its lease or session ends (connection reset)");
+        }
+        assertThat(engine.releaseThreads).containsExactly(Thread.currentThread());
     }
 }
