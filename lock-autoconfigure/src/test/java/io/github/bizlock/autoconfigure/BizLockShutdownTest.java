@@ -15,9 +15,11 @@ import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -75,5 +77,47 @@ class BizLockShutdownTest {
                         next.unlock();
                     });
         });
+    }
+
+    @Test
+    void aHolderThatUnlocksWithinTheGracePeriodLosesNothing() throws Exception {
+        List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        CountDownLatch holding = new CountDownLatch(1);
+        Thread[] holder = new Thread[1];
+        runner.withPropertyValues("bizlock.shutdown-grace-period=10s").run(context -> {
+            context.getBean(io.github.bizlock.internal.lock.LockManager.class).addListener(lost::add);
+            LockTemplate locks = context.getBean(LockTemplate.class);
+            holder[0] = new Thread(() -> {
+                try {
+                    LockHandle held = locks.acquire("redeploy-grace", "1");
+                    holding.countDown();
+                    // Works on until the application stops taking locks, then finishes within the grace period.
+                    while (stillTakingLocks(locks)) {
+                        Thread.sleep(5);
+                    }
+                    held.unlock();
+                    outcome.set("unlocked");
+                } catch (Throwable ex) {
+                    outcome.set(ex);
+                }
+            });
+            holder[0].start();
+            assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+        }); // closing the context waits for the holder, up to the grace period
+        holder[0].join(TimeUnit.SECONDS.toMillis(20));
+
+        assertThat(outcome).hasValue("unlocked");
+        assertThat(lost).isEmpty();
+    }
+
+    private static boolean stillTakingLocks(LockTemplate locks) {
+        try {
+            locks.tryAcquire("redeploy-grace", "probe", LockOptions.defaults().waitTime(Duration.ZERO))
+                    .ifPresent(LockHandle::unlock);
+            return true;
+        } catch (LockAcquisitionException stopping) {
+            return false;
+        }
     }
 }

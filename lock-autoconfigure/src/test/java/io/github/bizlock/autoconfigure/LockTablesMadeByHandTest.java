@@ -77,6 +77,20 @@ class LockTablesMadeByHandTest {
     }
 
     @Test
+    void tablesOfAnEarlierReleaseFailAStartWithMigrationOffNamingTheDdl() {
+        for (String table : List.of("biz_lock", "biz_lock_token", "biz_lock_token_floor")) {
+            jdbc.execute("ALTER TABLE " + table + " DROP COLUMN token_server");
+        }
+        properties.add("bizlock.migration.enabled=false");
+
+        // Every table exists, so only the check of their columns at start can tell: without it the start succeeds
+        // and the first lock fails.
+        assertThatThrownBy(() -> FailedStart.start(properties))
+                .hasMessageContaining("does not exist, or lacks a column of this version")
+                .hasMessageContaining("ALTER TABLE biz_lock_token_floor");
+    }
+
+    @Test
     void tablesThatMatchNoVersionFailTheStartNamingWhatIsMissing(CapturedOutput output) {
         jdbc.execute("DROP INDEX biz_lock_row_created_at ON biz_lock_row"); // V3's index, under V4's table
 
