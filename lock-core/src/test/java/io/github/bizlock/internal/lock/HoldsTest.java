@@ -98,6 +98,78 @@ class HoldsTest {
     }
 
     @Test
+    void aGrantIsHandedOverAtMostLocalHandoffsTimesThenTheNextThreadAcquiresItsOwn() throws Exception {
+        engine.sentOffsetNanos = SECOND; // the hand-off window stays open however slowly this runs
+        try (LockManager once = LockManager.builder("once")
+                .engine(engine)
+                .modeBindings(StubEngine.ANY_MODE)
+                .localHandoffs(1)
+                .build()) {
+            LockHandle first = once.tryAcquire(key("limited"), LockMode.LEASE, Duration.ZERO, null)
+                    .orElseThrow();
+            List<Long> tokens = new CopyOnWriteArrayList<>();
+            List<Thread> waiters = new java.util.ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                Thread waiter = new Thread(() -> {
+                    try (LockHandle handle = once.tryAcquire(
+                                    key("limited"), LockMode.LEASE, Duration.ofSeconds(5), null)
+                            .orElseThrow()) {
+                        tokens.add(handle.fencingToken());
+                    } catch (InterruptedException ex) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                waiter.start();
+                waiters.add(waiter);
+            }
+            Await.until("both threads wait", Duration.ofSeconds(5), () -> once.waitingCount() == 2);
+
+            first.unlock();
+            for (Thread waiter : waiters) {
+                waiter.join(5000);
+            }
+
+            assertThat(tokens).as("both waiters held the lock").hasSize(2);
+            assertThat(engine.reservations)
+                    .as("the first grant, handed over once; the third thread's own grant")
+                    .hasSize(2);
+            assertThat(engine.released).hasSize(2);
+        }
+    }
+
+    @Test
+    void anAcquisitionTheEngineFailsLeavesTheKeyToTheThreadWaitingForIt() throws Exception {
+        Thread failing = Thread.currentThread();
+        AtomicReference<Boolean> taken = new AtomicReference<>();
+        Thread other = new Thread(() -> {
+            try {
+                Optional<LockHandle> handle =
+                        manager.tryAcquire(key("failed"), LockMode.LEASE, Duration.ofSeconds(5), null);
+                taken.set(handle.isPresent());
+                handle.ifPresent(LockHandle::unlock);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        // The engine fails once the other thread waits behind this one's local lock.
+        engine.onAcquire = () -> {
+            if (Thread.currentThread() == failing) {
+                other.start();
+                try {
+                    Await.until("the other thread waits", Duration.ofSeconds(5), () -> manager.waitingCount() == 1);
+                } catch (InterruptedException ex) {
+                    throw new AssertionError(ex);
+                }
+                throw new IllegalStateException("database down");
+            }
+        };
+        assertThatThrownBy(() -> manager.tryAcquire(key("failed"), LockMode.LEASE, Duration.ZERO, null))
+                .hasMessage("database down");
+        other.join(10_000);
+        assertThat(taken).as("the failed thread let go of its local lock").hasValue(true);
+    }
+
+    @Test
     void eachHoldOfAHandedOverGrantIsReportedWithItsOwnHoldTime() throws Exception {
         engine.sentOffsetNanos = SECOND; // the hand-off window stays open however slowly this runs
         long started = System.nanoTime();
