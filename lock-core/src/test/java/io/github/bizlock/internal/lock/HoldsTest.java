@@ -151,12 +151,14 @@ class HoldsTest {
                 Thread.currentThread().interrupt();
             }
         });
-        // The engine fails once the other thread waits behind this one's local lock.
+        // The engine fails once the other thread is at the key too, behind this one's local lock. (Both count as
+        // waiting while no grant is held, so the count that tells is of the key's users.)
         engine.onAcquire = () -> {
             if (Thread.currentThread() == failing) {
                 other.start();
                 try {
-                    Await.until("the other thread waits", Duration.ofSeconds(5), () -> manager.waitingCount() == 1);
+                    Await.until(
+                            "the other thread waits", Duration.ofSeconds(5), () -> manager.activeThreadCount() == 2);
                 } catch (InterruptedException ex) {
                     throw new AssertionError(ex);
                 }
