@@ -34,7 +34,7 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
  * The ROW engine's own steps where the shared engine tests ({@link RowLockEngineTest}) cannot reach them: a try that
- * must not wait, the transaction an attempt leaves, a missing row that another transaction keeps from being created,
+ * must not wait, a new row committed before it is locked, a missing row that another transaction keeps from being created,
  * a session that died or is not the connection it was. Each engine's sessions come from a {@link SessionConnections},
  * so a test can find them on the server and see whether the canceller had to open its kill connection.
  */
@@ -238,8 +238,8 @@ class RowLockEngineStepsTest extends SessionEngineFixture<RowLockEngine> {
     }
 
     /**
-     * Whether a session of this test's database waits for a row lock: the engine's, as nothing else here waits. Its
-     * connection cannot be asked for its id while its statement runs.
+     * Whether the engine's INSERT of a missing row runs on this test's database, as the process list shows it: its
+     * connection cannot be asked while its statement runs.
      */
     private boolean insertRunning() {
         Long running = new JdbcTemplate(plain)
