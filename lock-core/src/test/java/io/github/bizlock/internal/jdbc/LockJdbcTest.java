@@ -65,12 +65,16 @@ class LockJdbcTest {
         Thread.interrupted();
     }
 
+    /** A LockJdbc whose writes all go through {@code physical}, so that a test can read its settings after them. */
+    private LockJdbc writingThrough(Connection physical) {
+        return new LockJdbc(dataSource, new SingleConnectionDataSource(physical, true), TableName.DEFAULT);
+    }
+
     @Test
     void aCausalQueryOnGaleraWaitsForTheClusterForThatQueryOnly() throws SQLException {
         assumeMariaDb();
         try (Connection physical = dataSource.getConnection()) {
-            LockJdbc onOneConnection =
-                    new LockJdbc(dataSource, new SingleConnectionDataSource(physical, true), TableName.DEFAULT);
+            LockJdbc onOneConnection = writingThrough(physical);
             String syncWait = "SELECT @@SESSION.wsrep_sync_wait";
 
             assertThat(onOneConnection.queryCausal(true, syncWait, (rs, row) -> rs.getInt(1)))
@@ -135,8 +139,7 @@ class LockJdbcTest {
     void aBoundedWriteHandsItsConnectionBackWithTheNetworkTimeoutItHad() throws SQLException {
         try (Connection physical = dataSource.getConnection()) {
             physical.setNetworkTimeout(Runnable::run, 43_210);
-            LockJdbc onOneConnection =
-                    new LockJdbc(dataSource, new SingleConnectionDataSource(physical, true), TableName.DEFAULT);
+            LockJdbc onOneConnection = writingThrough(physical);
 
             onOneConnection.update(System.nanoTime() + TimeUnit.SECONDS.toNanos(10), INSERT, 1, 1);
 
@@ -150,8 +153,7 @@ class LockJdbcTest {
     void aBoundedWriteRunsWithAReadTimeoutOfItsRemainingTimeUpToThirtySeconds() throws SQLException {
         try (Connection physical = dataSource.getConnection()) {
             physical.setNetworkTimeout(Runnable::run, 43_210);
-            LockJdbc onOneConnection =
-                    new LockJdbc(dataSource, new SingleConnectionDataSource(physical, true), TableName.DEFAULT);
+            LockJdbc onOneConnection = writingThrough(physical);
             // Read by the query that follows the write on its connection: the timeout the statements ran with.
             RowMapper<Integer> networkTimeout = (rs, row) -> physical.getNetworkTimeout();
 
@@ -186,8 +188,7 @@ class LockJdbcTest {
     void aBoundedWriteGivesAConnectionWithoutReadTimeoutBackWithoutOne() throws SQLException {
         try (Connection physical = dataSource.getConnection()) {
             physical.setNetworkTimeout(Runnable::run, 0);
-            LockJdbc onOneConnection =
-                    new LockJdbc(dataSource, new SingleConnectionDataSource(physical, true), TableName.DEFAULT);
+            LockJdbc onOneConnection = writingThrough(physical);
 
             onOneConnection.updateThenQuery(
                     System.nanoTime() + TimeUnit.SECONDS.toNanos(10),

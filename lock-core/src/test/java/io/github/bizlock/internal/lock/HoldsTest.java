@@ -17,6 +17,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongConsumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -58,10 +59,16 @@ class HoldsTest {
 
     /** Starts a thread that waits for the lock, then runs {@code whileHeld} and unlocks. */
     private Thread waiter(String key, @org.jspecify.annotations.Nullable Duration lease, AtomicReference<Long> token) {
+        return waiter(manager, key, lease, token::set);
+    }
+
+    /** Starts a thread that waits for the lock on {@code locks}, hands its token to {@code token} and unlocks. */
+    private static Thread waiter(
+            LockManager locks, String key, @org.jspecify.annotations.Nullable Duration lease, LongConsumer token) {
         Thread thread = new Thread(() -> {
-            try (LockHandle handle = manager.tryAcquire(key(key), LockMode.LEASE, Duration.ofSeconds(5), lease)
+            try (LockHandle handle = locks.tryAcquire(key(key), LockMode.LEASE, Duration.ofSeconds(5), lease)
                     .orElseThrow()) {
-                token.set(handle.fencingToken());
+                token.accept(handle.fencingToken());
             } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
             }
@@ -108,20 +115,8 @@ class HoldsTest {
             LockHandle first = once.tryAcquire(key("limited"), LockMode.LEASE, Duration.ZERO, null)
                     .orElseThrow();
             List<Long> tokens = new CopyOnWriteArrayList<>();
-            List<Thread> waiters = new java.util.ArrayList<>();
-            for (int i = 0; i < 2; i++) {
-                Thread waiter = new Thread(() -> {
-                    try (LockHandle handle = once.tryAcquire(
-                                    key("limited"), LockMode.LEASE, Duration.ofSeconds(5), null)
-                            .orElseThrow()) {
-                        tokens.add(handle.fencingToken());
-                    } catch (InterruptedException ex) {
-                        Thread.currentThread().interrupt();
-                    }
-                });
-                waiter.start();
-                waiters.add(waiter);
-            }
+            List<Thread> waiters =
+                    List.of(waiter(once, "limited", null, tokens::add), waiter(once, "limited", null, tokens::add));
             Await.until("both threads wait", Duration.ofSeconds(5), () -> once.waitingCount() == 2);
 
             first.unlock();
