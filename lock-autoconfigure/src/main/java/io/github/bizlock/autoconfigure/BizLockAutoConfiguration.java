@@ -82,8 +82,7 @@ public final class BizLockAutoConfiguration {
 
     BizLockAutoConfiguration(BizLockProperties properties) {
         this.properties = properties;
-        String configured = properties.getInstanceId();
-        this.instanceId = configured != null ? configured : InstanceId.generate();
+        this.instanceId = InstanceId.of(properties.getInstanceId());
     }
 
     /**

@@ -61,7 +61,10 @@ public class BizLockProperties {
      */
     private int localHandoffs = 16;
 
-    /** Owner id written into lock rows, unique per process; unset means host:pid:random. */
+    /**
+     * Name of this instance in lock rows, e.g. the pod's name; a random part is added ({@code name:random}), so replicas
+     * that share it stay distinct owners. Unset means host:pid:random.
+     */
     private @Nullable String instanceId;
 
     /** Name of the lock table (letters, digits and underscores, at most 47), in the DataSource's schema. */
@@ -212,7 +215,7 @@ public class BizLockProperties {
                     "bizlock.instance-id",
                     instanceId,
                     ex,
-                    "Set bizlock.instance-id to an id unique to this process of at most " + InstanceId.MAX_LENGTH
+                    "Set bizlock.instance-id to a name of at most " + InstanceId.MAX_LENGTH
                             + " characters, or remove bizlock.instance-id to use host:pid:random");
         }
     }

@@ -112,7 +112,10 @@ public final class LockService implements AutoCloseable {
             return this;
         }
 
-        /** Owner id written into lock rows, unique per process (default host:pid:random). */
+        /**
+         * Name of this instance in lock rows (default host:pid:random); a random part is added to it, {@code id:random},
+         * so replicas that share a name (the application's) stay distinct owners.
+         */
         public Builder instanceId(String instanceId) {
             this.instanceId = InstanceId.validate(instanceId);
             return this;
@@ -240,7 +243,7 @@ public final class LockService implements AutoCloseable {
                 throw new IllegalStateException("The default mode " + defaultMode + " holds a connection per lock:"
                         + " give the builder a sessionDataSource of plain connections to the lock database");
             }
-            String owner = instanceId != null ? instanceId : InstanceId.generate();
+            String owner = InstanceId.of(instanceId);
             BizLockDao dao = new BizLockDao(
                     dataSource,
                     new DataSourceTransactionManager(dataSource),

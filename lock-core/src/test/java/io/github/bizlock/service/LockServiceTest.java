@@ -338,11 +338,11 @@ class LockServiceTest {
                 .build();
         try {
             LockTemplate template = service.template();
-            assertThat(template.instanceId()).isEqualTo("service-settings-1");
+            assertThat(template.instanceId()).matches("service-settings-1:[0-9a-f]{8}");
             template.acquire("settings", "1");
             Map<String, Object> row = row(database.dataSource(), "settings", "1");
             assertThat(new String((byte[]) row.get("owner_id"), StandardCharsets.UTF_8))
-                    .isEqualTo("service-settings-1");
+                    .isEqualTo(template.instanceId());
             assertThat(((Number) row.get("lease_seconds")).longValue())
                     .as("the fixed lease time")
                     .isEqualTo(120);

@@ -4,10 +4,13 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The owner written into lock rows: unique per process, because two processes on one host must not be mistaken for
- * each other. The default is {@code host:pid:random}.
+ * The owner written into lock rows: unique per lock service, because two processes must never be mistaken for each
+ * other. The default is {@code host:pid:random}; a configured id gets a random part of its own too ({@code id:random}),
+ * since users set it to a name their replicas share (the application's name, a service name), and an acquisition
+ * retried after a dropped connection takes back a row naming its own owner ({@code LeaseSql.acquireExistingOrOwn}).
  */
 public final class InstanceId {
 
@@ -17,15 +20,32 @@ public final class InstanceId {
 
     /** A new id of the form {@code host:pid:8 random hex digits}. */
     public static String generate() {
+        return withSuffix(hostName(), ":" + ProcessHandle.current().pid() + ":" + random());
+    }
+
+    /**
+     * The owner id of one lock service: {@link #generate()} when none is configured, else the configured id followed by
+     * {@code :} and 8 random hex digits, cut to {@value #MAX_LENGTH} characters by shortening the configured part.
+     *
+     * @throws IllegalArgumentException if the configured id is blank or longer than {@value #MAX_LENGTH} characters
+     */
+    public static String of(@Nullable String configured) {
+        return configured == null ? generate() : withSuffix(validate(configured), ":" + random());
+    }
+
+    private static String random() {
         byte[] random = new byte[4];
         new SecureRandom().nextBytes(random);
-        String host = hostName();
-        String suffix =
-                ":" + ProcessHandle.current().pid() + ":" + HexFormat.of().formatHex(random);
-        if (host.length() + suffix.length() > MAX_LENGTH) {
-            host = host.substring(0, MAX_LENGTH - suffix.length());
+        return HexFormat.of().formatHex(random);
+    }
+
+    private static String withSuffix(String base, String suffix) {
+        int room = MAX_LENGTH - suffix.length();
+        if (base.length() > room) {
+            // Never half of a surrogate pair: the id is written as UTF-8.
+            base = base.substring(0, Character.isHighSurrogate(base.charAt(room - 1)) ? room - 1 : room);
         }
-        return host + suffix;
+        return base + suffix;
     }
 
     /**
@@ -33,7 +53,7 @@ public final class InstanceId {
      *
      * @throws IllegalArgumentException if it is blank or longer than {@value #MAX_LENGTH} characters
      */
-    public static String validate(String id) {
+    public static String validate(@Nullable String id) {
         if (id == null || id.isBlank()) {
             throw new IllegalArgumentException(
                     "The instance id must not be blank; leave it unset to use host:pid:random");

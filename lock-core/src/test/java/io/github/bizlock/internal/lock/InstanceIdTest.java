@@ -34,4 +34,23 @@ class InstanceIdTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("The instance id is 129 characters, more than the 128 allowed");
     }
+
+    @Test
+    void aConfiguredIdGetsARandomPartOfItsOwnSoThatReplicasSharingItAreTwoOwners() {
+        String one = InstanceId.of("orders");
+        String two = InstanceId.of("orders");
+        assertThat(one).matches("orders:[0-9a-f]{8}");
+        assertThat(one).isNotEqualTo(two);
+        assertThat(InstanceId.of(null)).matches(".+:" + ProcessHandle.current().pid() + ":[0-9a-f]{8}");
+    }
+
+    @Test
+    void aConfiguredIdAtTheLimitIsShortenedToMakeRoomForTheRandomPartNeverSplittingACharacter() {
+        String longest = InstanceId.of("i".repeat(InstanceId.MAX_LENGTH));
+        assertThat(longest).hasSize(InstanceId.MAX_LENGTH).matches("i{119}:[0-9a-f]{8}");
+        // A character outside the BMP (two chars in Java) that the cut would split is left out whole.
+        String emoji = InstanceId.of("i".repeat(118) + "\uD83D\uDE00" + "tail");
+        assertThat(emoji).matches("i{118}:[0-9a-f]{8}");
+        assertThatThrownBy(() -> InstanceId.of(" ")).hasMessageContaining("must not be blank");
+    }
 }
