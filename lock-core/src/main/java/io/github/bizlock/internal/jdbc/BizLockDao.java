@@ -143,6 +143,8 @@ public final class BizLockDao {
     public OptionalLong tryAcquire(
             LockKey key, String owner, Duration lease, int tokens, boolean reclaimOwn, long deadlineNanos) {
         TokenIssuer.requirePositive(tokens);
+        // A deployment not read at start is read again before a lock: a cluster's nodes issue tokens as one.
+        dialect.currentTopology();
         try {
             return acquire(key, owner, lease, tokens, reclaimOwn, deadlineNanos);
         } catch (DataAccessException ex) {

@@ -28,11 +28,26 @@ public record ClusterTopology(Kind kind, String setting, boolean singleWriterDec
         /** A member of a MySQL Group Replication group in multi-primary mode: every member takes writes. */
         GROUP_REPLICATION_MULTI_PRIMARY,
         /** A server that takes no writes: a replica, or a Group Replication secondary. */
-        READ_ONLY
+        READ_ONLY,
+        /**
+         * Not known: the server's settings could not be read (a proxy that refuses {@code SHOW GLOBAL VARIABLES}, an
+         * error at start-up). Any of the others, so ROW and NAMED locks are refused until they can be read.
+         */
+        UNKNOWN
     }
 
-    /** A server on its own, as assumed when the settings cannot be read. */
+    /** A server on its own. */
     public static final ClusterTopology SINGLE_SERVER = new ClusterTopology(Kind.SINGLE_SERVER, "", false);
+
+    /** A topology that could not be read, and why: {@code setting} holds the server's answer. */
+    public static ClusterTopology unknown(String why) {
+        return new ClusterTopology(Kind.UNKNOWN, why, false);
+    }
+
+    /** Whether the server's settings were read. */
+    public boolean known() {
+        return kind != Kind.UNKNOWN;
+    }
 
     /** Whether several nodes take writes, so that a lock on one node does not exclude holders on another. */
     public boolean multiWriter() {
@@ -56,8 +71,21 @@ public record ClusterTopology(Kind kind, String setting, boolean singleWriterDec
      * @param lockStatement the statement that takes such a lock, named in the message
      */
     public Optional<String> sessionLockRefusal(LockMode mode, String lockStatement) {
-        if (!multiWriter() || singleWriterDeclared) {
+        if ((!multiWriter() && known()) || singleWriterDeclared) {
             return Optional.empty();
+        }
+        if (!known()) {
+            // Fail closed: a node of a multi-writer cluster would let two instances hold one lock.
+            return Optional.of("bizlock refuses " + mode + " locks for now: it could not read the server's replication"
+                    + " settings (" + setting + "), so it cannot tell a server on its own from a node of a multi-writer"
+                    + " cluster (Galera, multi-primary Group Replication), where " + lockStatement + " locks one node"
+                    + " only and instances writing through different nodes would hold the same lock at once. It reads"
+                    + " them again at the next ROW or NAMED lock (at most once a second). Let the lock"
+                    + " DataSource's account run SHOW GLOBAL VARIABLES (a proxy in front of the server may refuse"
+                    + " it), or use LEASE mode, which is exact on any topology; only if the server is on its own or"
+                    + " every instance sends all its lock traffic to one node, declare it with"
+                    + " bizlock.cluster.single-writer=true (LockService.builder().singleWriter(true) without Spring"
+                    + " Boot)");
         }
         return Optional.of("bizlock refuses " + mode + " locks on this server: it is " + describe() + " (" + setting
                 + "), where every node takes writes, and " + lockStatement + " locks one node only, so instances"
@@ -88,6 +116,7 @@ public record ClusterTopology(Kind kind, String setting, boolean singleWriterDec
             case GROUP_REPLICATION_MULTI_PRIMARY -> "a member of a multi-primary Group Replication group";
             case READ_ONLY -> "a read-only server";
             case SINGLE_SERVER -> "a single server";
+            case UNKNOWN -> "a server whose replication settings could not be read";
         };
     }
 }

@@ -2,6 +2,10 @@ package io.github.bizlock.internal.jdbc.dialect;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A server family, MySQL 8 or MariaDB, and the lock table that bizlock's statements are rendered for. The statements
@@ -20,24 +24,63 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
      */
     private static final String TOKEN_SERVER = "${token_server}";
 
+    private static final int MAX_RENDERED = 256;
+
+    /** How long after a failed read of the topology the next one may be made. */
+    private static final long READ_AGAIN_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private final String table;
-    private final ClusterTopology topology;
+    // Written once more at most, when a topology that could not be read at start is read: the statements' cache is
+    // replaced after it, so a reader that sees the new cache sees the new topology (render reads them in that order).
+    private volatile ClusterTopology topology;
+    private volatile Map<String, String> rendered = new ConcurrentHashMap<>();
+    private volatile @Nullable Supplier<ClusterTopology> reader;
+    private final ReentrantLock reading = new ReentrantLock();
+    private volatile long nextReadNanos = System.nanoTime();
 
     protected Dialect(String table, ClusterTopology topology) {
         this.table = TableName.validate(table);
         this.topology = topology;
     }
 
-    private static final int MAX_RENDERED = 256;
-
-    private final Map<String, String> rendered = new ConcurrentHashMap<>();
-
     /** The server family, e.g. {@code MySQL}. */
     public abstract String product();
 
-    /** The deployment the server belongs to (a server on its own, a Galera node, a replica...). */
+    /** The deployment the server belongs to (a server on its own, a Galera node, a replica...), as last read. */
     public final ClusterTopology topology() {
         return topology;
+    }
+
+    /**
+     * The deployment, read again from the server first when it could not be read before and the last try was a second
+     * ago or more; for the check before a lock, so that a topology unknown at start (ROW and NAMED refused) is learnt
+     * at a later lock. Only one caller reads at a time; the others get the topology as it is.
+     */
+    public final ClusterTopology currentTopology() {
+        ClusterTopology current = topology;
+        Supplier<ClusterTopology> source = reader;
+        if (current.known() || source == null || System.nanoTime() - nextReadNanos < 0 || !reading.tryLock()) {
+            return current;
+        }
+        try {
+            if (topology.known() || System.nanoTime() - nextReadNanos < 0) {
+                return topology;
+            }
+            ClusterTopology read = source.get().declaringSingleWriter(current.singleWriterDeclared());
+            nextReadNanos = System.nanoTime() + READ_AGAIN_NANOS;
+            if (read.known()) {
+                topology = read;
+                rendered = new ConcurrentHashMap<>(); // ${token_server} depends on it
+            }
+            return read;
+        } finally {
+            reading.unlock();
+        }
+    }
+
+    /** Where {@link #currentTopology()} reads the deployment again while it is not known. */
+    final void readAgainWith(Supplier<ClusterTopology> reader) {
+        this.reader = reader;
     }
 
     /**
@@ -58,13 +101,14 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
     public final String render(String template) {
         // Statements are built on every lock operation: render each once. Templates are constants, except the few
         // that carry a wait in seconds, so the map stays small; past the bound, render without keeping.
-        String cached = rendered.get(template);
+        Map<String, String> cache = rendered;
+        String cached = cache.get(template);
         if (cached != null) {
             return cached;
         }
         String sql = template.replace(TABLE, table).replace(TOKEN_SERVER, topology.multiWriter() ? "0" : "@@server_id");
-        if (rendered.size() < MAX_RENDERED) {
-            rendered.put(template, sql);
+        if (cache.size() < MAX_RENDERED) {
+            cache.put(template, sql);
         }
         return sql;
     }

@@ -30,9 +30,22 @@ public final class Dialects {
         try (Connection connection = dataSource.getConnection()) {
             DatabaseMetaData metaData = connection.getMetaData();
             ClusterTopology topology = TopologyProbe.detect(connection).declaringSingleWriter(singleWriter);
-            return forServer(metaData.getDatabaseProductName(), metaData.getDatabaseProductVersion(), table, topology);
+            Dialect dialect =
+                    forServer(metaData.getDatabaseProductName(), metaData.getDatabaseProductVersion(), table, topology);
+            if (!topology.known()) {
+                dialect.readAgainWith(() -> readTopology(dataSource));
+            }
+            return dialect;
         } catch (SQLException ex) {
             throw new CannotGetJdbcConnectionException("bizlock could not connect to detect the database server", ex);
+        }
+    }
+
+    private static ClusterTopology readTopology(DataSource dataSource) {
+        try (Connection connection = dataSource.getConnection()) {
+            return TopologyProbe.detect(connection);
+        } catch (SQLException ex) {
+            return ClusterTopology.unknown(ex.getMessage());
         }
     }
 

@@ -43,9 +43,11 @@ final class TopologyProbe {
             settings = settings(connection, VARIABLES);
         } catch (SQLException ex) {
             log.warn(
-                    "bizlock could not read the server's replication settings ({}); it assumes a server on its own",
+                    "bizlock could not read the server's replication settings ({}): until it can, it refuses ROW and"
+                            + " NAMED locks, which a multi-writer cluster would not make exclusive, and reads them again"
+                            + " at the next such lock",
                     ex.getMessage());
-            return ClusterTopology.SINGLE_SERVER;
+            return ClusterTopology.unknown(ex.getMessage());
         }
         return classify(settings, connection);
     }

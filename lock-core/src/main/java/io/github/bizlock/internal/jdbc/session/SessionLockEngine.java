@@ -9,12 +9,14 @@ import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.LockJdbc;
 import io.github.bizlock.internal.jdbc.TokenIssuer;
+import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
@@ -61,7 +63,7 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
     private final SessionCanceller canceller;
     private final String lockStatement;
     private final Duration heartbeat;
-    private final @Nullable String clusterRefusal;
+    private final Dialect dialect;
     private final LockMode mode;
 
     /**
@@ -92,9 +94,7 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         this.tokenIssuer = dao.tokens();
         this.owner = owner;
         this.lockStatement = lockStatement;
-        // A lock of one node: refused on a multi-writer cluster unless the user declared a single writer.
-        this.clusterRefusal =
-                dao.dialect().topology().sessionLockRefusal(mode, lockStatement).orElse(null);
+        this.dialect = dao.dialect();
         this.sessions = new SessionPool(sessionDataSource, maxSessions, MAX_SESSIONS_PROPERTY, setup);
         this.canceller = new SessionCanceller(sessionDataSource);
     }
@@ -106,13 +106,16 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
 
     /**
      * Fails when this mode's locks would not exclude each other here: on a multi-writer cluster (Galera, multi-primary
-     * Group Replication) not declared single-writer.
+     * Group Replication) not declared single-writer, or on a server whose settings could not be read yet.
      *
      * @throws IllegalStateException naming the server setting, LEASE as the mode to use, and the declaration
      */
     public void requireAllowedHere() {
-        if (clusterRefusal != null) {
-            throw new IllegalStateException(clusterRefusal);
+        // A lock of one node: refused on a multi-writer cluster unless the user declared a single writer, and while the
+        // deployment is not known (read again here).
+        Optional<String> refusal = dialect.currentTopology().sessionLockRefusal(mode, lockStatement);
+        if (refusal.isPresent()) {
+            throw new IllegalStateException(refusal.get());
         }
     }
 

@@ -45,4 +45,37 @@ class DialectTest {
         assertThat(unkept).isEqualTo("SELECT 256 FROM app_lock");
         assertThat(dialect.render("SELECT 256 FROM ${table}")).isEqualTo(unkept).isNotSameAs(unkept);
     }
+
+    @Test
+    void aTopologyUnknownAtStartIsReadAgainAtMostOnceASecondAndItsStatementsFollowWhatWasRead() {
+        Dialect dialect =
+                Dialects.forServer("MariaDB", "10.11.6-MariaDB", "app_lock", ClusterTopology.unknown("SHOW refused"));
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<ClusterTopology> server =
+                new java.util.concurrent.atomic.AtomicReference<>(ClusterTopology.unknown("SHOW refused again"));
+        dialect.readAgainWith(() -> {
+            reads.incrementAndGet();
+            return server.get();
+        });
+        assertThat(dialect.render(TEMPLATE)).isEqualTo("SELECT @@server_id FROM app_lock");
+
+        assertThat(dialect.currentTopology().setting()).isEqualTo("SHOW refused again");
+        assertThat(dialect.currentTopology().known()).isFalse();
+        assertThat(reads)
+                .as("the second look within a second does not ask the server")
+                .hasValue(1);
+
+        server.set(new ClusterTopology(ClusterTopology.Kind.GALERA, "wsrep_on=ON", false));
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (!dialect.currentTopology().known() && System.nanoTime() - deadline < 0) {
+            Thread.onSpinWait();
+        }
+        assertThat(dialect.topology().kind()).isEqualTo(ClusterTopology.Kind.GALERA);
+        assertThat(reads).hasValue(2);
+        assertThat(dialect.render(TEMPLATE))
+                .as("statements rendered before are rendered again for the cluster")
+                .isEqualTo("SELECT 0 FROM app_lock");
+        dialect.currentTopology();
+        assertThat(reads).as("a known topology is not read again").hasValue(2);
+    }
 }

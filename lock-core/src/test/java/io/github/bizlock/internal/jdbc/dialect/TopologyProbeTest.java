@@ -95,8 +95,20 @@ class TopologyProbeTest {
     }
 
     @Test
-    void aServerWhoseSettingsCannotBeReadIsTakenForAServerOnItsOwn(DataSource dataSource) throws SQLException {
-        assertThat(TopologyProbe.detect(closedConnection(dataSource))).isEqualTo(ClusterTopology.SINGLE_SERVER);
+    void aServerWhoseSettingsCannotBeReadIsUnknownNeverTakenForAServerOnItsOwn(DataSource dataSource)
+            throws SQLException {
+        ClusterTopology topology = TopologyProbe.detect(closedConnection(dataSource));
+        assertThat(topology.kind()).isEqualTo(ClusterTopology.Kind.UNKNOWN);
+        assertThat(topology.known()).isFalse();
+        assertThat(topology.setting())
+                .as("the server's answer, for the refusal's message")
+                .isNotBlank();
+        assertThat(topology.sessionLockRefusal(io.github.bizlock.LockMode.ROW, "SELECT ... FOR UPDATE"))
+                .hasValueSatisfying(refusal -> assertThat(refusal)
+                        .contains("could not read the server's replication settings")
+                        .contains("bizlock.cluster.single-writer=true"));
+        assertThat(topology.declaringSingleWriter(true).sessionLockRefusal(io.github.bizlock.LockMode.ROW, "x"))
+                .isEmpty();
     }
 
     @Test
