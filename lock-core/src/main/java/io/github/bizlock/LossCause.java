@@ -40,6 +40,14 @@ public enum LossCause {
      */
     SHUTDOWN,
 
+    /**
+     * Its holder thread ended without unlocking it (it died of an exception or {@code Error} that skipped the unlock, a
+     * virtual thread finished), so nobody could unlock it any more: bizlock released it rather than renew it for the life
+     * of the process. A lock handed from one thread of this process to the next is not its holder's, and stays. Every
+     * mode.
+     */
+    ABANDONED,
+
     /** Not known: the event was made by code that found the lock lost without being told why. */
     UNKNOWN
 }

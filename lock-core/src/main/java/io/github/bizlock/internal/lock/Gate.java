@@ -2,11 +2,10 @@ package io.github.bizlock.internal.lock;
 
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The JVM side of one lock: threads of this process queue on a local {@link ReentrantLock}, and only the thread that
+ * The JVM side of one lock: threads of this process queue on a local {@link GateLock}, and only the thread that
  * holds it talks to the database. Reentry is a local hold count, so it costs no round trip; a local release wakes
  * the next local waiter without polling.
  *
@@ -20,7 +19,7 @@ final class Gate {
     record Id(LockMode mode, LockKey key) {}
 
     final Id id;
-    final ReentrantLock local;
+    final GateLock local;
 
     /** Written under the registry's map operations on this gate's entry; read elsewhere as a hint. */
     volatile int users;
@@ -36,7 +35,7 @@ final class Gate {
 
     Gate(Id id, boolean fair) {
         this.id = id;
-        this.local = new ReentrantLock(fair);
+        this.local = new GateLock(fair);
     }
 
     /** Threads that wait: the users but the one holding the grant, if a hold has it. */

@@ -44,6 +44,25 @@ final class Gates {
         }
     }
 
+    /**
+     * Frees the gate of a grant whose holder thread ended while holding it: the grant leaves the gate, and the local lock
+     * that nobody could unlock goes to the next waiting thread, which then asks the engine for a new grant.
+     *
+     * @return whether the grant was in a gate that {@code holder} held
+     */
+    boolean abandon(HeldGrant held, Thread holder) {
+        for (Gate gate : gates.values()) {
+            if (gate.heldGrant == held && gate.local.owner() == holder) {
+                // Written as the holder would before its unlock: the next owner of the local lock reads them.
+                gate.heldGrant = null;
+                gate.holds = 0;
+                leave(gate);
+                return gate.local.releaseFor(holder);
+            }
+        }
+        return false;
+    }
+
     /** Threads of this process that wait for a lock another thread or process holds. */
     int waitingCount() {
         return gates.values().stream().mapToInt(Gate::waiting).sum();

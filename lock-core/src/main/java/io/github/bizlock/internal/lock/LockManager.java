@@ -73,6 +73,7 @@ public final class LockManager implements AutoCloseable {
         this.watchdog = new Watchdog(builder.watchdogLease, losses::reportLost, observer);
         HandOff handOff = new HandOff(builder.localHandoffs, watchdog, releaser);
         this.gates = new Gates(builder.fair, handOff);
+        watchdog.onAbandoned(new AbandonedHolds(gates, handOff, losses, observer)::free);
         FencingTokens fencingTokens = new FencingTokens(handOff, losses);
         this.holds = new Holds(builder.watchdogLease, gates, handOff, fencingTokens, losses, watchdog, observer);
     }

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * session of one mode delays neither the expiry checks nor another mode's renewals; a tick skips an engine whose
  * previous renewal is still running. A grant that cannot be renewed before its local deadline (the database is
  * unreachable), that the database no longer holds for us (taken over, removed), or a fixed lease that ends while still
- * held, is reported lost.
+ * held, is reported lost; so is a grant whose holder thread ended without unlocking it, which is then freed.
  */
 final class Watchdog {
 
@@ -47,6 +47,7 @@ final class Watchdog {
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("bizlock-watchdog"));
     private final BiConsumer<HeldGrant, Loss> lostHandler;
     private final LockObserver observer;
+    private volatile BiConsumer<HeldGrant, Hold> abandonedHandler = (held, hold) -> {};
 
     /** @param lease the watchdog's lease, renewed every third of it */
     Watchdog(Duration lease, BiConsumer<HeldGrant, Loss> lostHandler, LockObserver observer) {
@@ -54,6 +55,11 @@ final class Watchdog {
         this.observer = observer;
         long tickMillis = Math.max(10, Math.min(100, lease.toMillis() / 30));
         ticker.scheduleWithFixedDelay(this::tickSafely, tickMillis, tickMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Who frees a grant whose holder thread ended without unlocking it; set once, before the first lock. */
+    void onAbandoned(BiConsumer<HeldGrant, Hold> handler) {
+        this.abandonedHandler = handler;
     }
 
     void register(HeldGrant held) {
@@ -90,7 +96,12 @@ final class Watchdog {
         Map<LockEngine, List<HeldGrant>> due = new HashMap<>();
         Set<LockEngine> anyDue = new HashSet<>();
         for (HeldGrant held : watched) {
-            if (held.hasExpired(now)) {
+            Hold hold = held.hold();
+            if (hold != null && !hold.thread.isAlive()) {
+                // Nobody can unlock it any more: renewing it would keep the key for the life of the process.
+                watched.remove(held);
+                abandonedHandler.accept(held, hold);
+            } else if (held.hasExpired(now)) {
                 lost(held, held.expiryLoss());
             } else if (held.renewedByWatchdog()
                     && now - held.nextRenewalNanos() + held.renewalIntervalNanos() / 2 >= 0) {

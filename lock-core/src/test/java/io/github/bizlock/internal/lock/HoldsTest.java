@@ -16,7 +16,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongConsumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -281,7 +280,7 @@ class HoldsTest {
                 .orElseThrow();
         LockHandle inner = manager.tryAcquire(key("re-entered"), LockMode.LEASE, Duration.ZERO, null)
                 .orElseThrow();
-        ReentrantLock local = ((DefaultLockHandle) outer).gate.local;
+        GateLock local = ((DefaultLockHandle) outer).gate.local;
         assertThat(local.getHoldCount()).isEqualTo(2);
 
         inner.unlock();
