@@ -307,7 +307,7 @@ public final class BizLockDao {
                 since.addAndGet(-count);
                 log.warn(
                         "bizlock: the database refused {} lock acquisition(s) for now and they will be tried again;"
-                                + " the last: {} (1213 is a write conflict with another node or session; 1047 and 1180"
+                                + " the last: {} (1213 and 3101 are write conflicts with another node or session; 1047 and 1180"
                                 + " mean the node is not part of the cluster's primary component: check the node, or use"
                                 + " a JDBC URL that fails over to another)",
                         count,

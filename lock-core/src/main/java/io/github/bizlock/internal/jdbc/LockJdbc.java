@@ -66,6 +66,12 @@ public final class LockJdbc {
     /** A Galera node that lost the primary component while committing: the write was not committed. */
     private static final int ER_ERROR_DURING_COMMIT = 1180;
 
+    /**
+     * A multi-primary Group Replication member whose write failed certification against another member's ("Plugin
+     * instructed the server to rollback the current transaction"): not committed, as a Galera 1213 is not.
+     */
+    private static final int ER_TRANSACTION_ROLLBACK_DURING_COMMIT = 3101;
+
     private static final int ER_NO_SUCH_TABLE = 1146;
 
     /** Unknown column: a lock table created by the migrations of an earlier version only. */
@@ -329,7 +335,10 @@ public final class LockJdbc {
      */
     static boolean refusedForNow(DataAccessException ex) {
         int code = errorCode(ex);
-        return isTransient(ex) || code == ER_WSREP_NOT_READY || code == ER_ERROR_DURING_COMMIT;
+        return isTransient(ex)
+                || code == ER_WSREP_NOT_READY
+                || code == ER_ERROR_DURING_COMMIT
+                || code == ER_TRANSACTION_ROLLBACK_DURING_COMMIT;
     }
 
     /**

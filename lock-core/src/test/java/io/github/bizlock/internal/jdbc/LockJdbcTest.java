@@ -273,6 +273,9 @@ class LockJdbcTest {
         assertThat(LockJdbc.refusedForNow(failure(1205))).isTrue();
         assertThat(LockJdbc.refusedForNow(failure(1047))).isTrue();
         assertThat(LockJdbc.refusedForNow(failure(1180))).isTrue();
+        assertThat(LockJdbc.refusedForNow(failure(3101)))
+                .as("a multi-primary Group Replication member whose write failed certification")
+                .isTrue();
         assertThat(LockJdbc.refusedForNow(failure(1062))).isFalse();
         assertThat(LockJdbc.refusedForNow(failure(1146))).isFalse();
     }
