@@ -262,6 +262,17 @@ public final class BizLockDao {
     }
 
     /**
+     * Frees the lock if this owner holds it with any token: only for a key none of whose grants this owner holds (an
+     * acquisition that failed without an answer and committed later). Bounded like a release.
+     *
+     * @return whether this owner held it
+     */
+    public boolean releaseStale(LockKey key, String owner) {
+        long deadline = System.nanoTime() + LockEngine.RELEASE_TIMEOUT.toNanos();
+        return db.update(deadline, sql.releaseStale(), bytes(key.name()), bytes(key.key()), bytes(owner)) == 1;
+    }
+
+    /**
      * Frees a LEASE lock whoever holds it (an operator's force release). The former holder finds out at its next
      * renewal or unlock and reports the lock lost.
      *

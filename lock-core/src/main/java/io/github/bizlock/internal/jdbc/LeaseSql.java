@@ -95,6 +95,14 @@ final class LeaseSql {
     }
 
     /**
+     * Frees the lock if this owner holds it, whatever the token: for a row an acquisition committed after it had failed
+     * without an answer, which no grant of this owner knows. Parameters type, id, owner.
+     */
+    String releaseStale() {
+        return freeLock("owner_id = ?");
+    }
+
+    /**
      * Frees a lock whoever holds it, for an operator's force release; parameters type, id. The row keeps its token, so
      * the next holder gets a higher one, and the former holder's watchdog or unlock finds the lock gone.
      */

@@ -26,18 +26,20 @@ import org.springframework.dao.DataAccessException;
  * LEASE mode: the lock is a row of the lease table that names its owner and ends at a time of the database's clock.
  * No connection is held between statements; waiting is retrying with {@link Backoff}, done by one thread per JVM.
  */
-public final class LeaseLockEngine implements LockEngine {
+public final class LeaseLockEngine implements LockEngine, AutoCloseable {
 
     private static final String GONE = "the database no longer holds it for this owner";
 
     private final BizLockDao dao;
     private final String owner;
     private final Backoff backoff;
+    private final InDoubtKeys inDoubt;
 
     public LeaseLockEngine(BizLockDao dao, String owner, Backoff backoff) {
         this.dao = dao;
         this.owner = owner;
         this.backoff = backoff;
+        this.inDoubt = new InDoubtKeys(dao, owner);
     }
 
     @Override
@@ -53,33 +55,53 @@ public final class LeaseLockEngine implements LockEngine {
     @Override
     public @Nullable Grant acquire(LockKey key, Duration lease, int tokens, long deadlineNanos)
             throws InterruptedException {
-        boolean connectionFailed = false;
-        for (int attempt = 1; ; attempt++) {
-            long sent = System.nanoTime();
-            OptionalLong token;
-            try {
-                token = dao.tryAcquire(
-                        key, owner, lease, tokens, connectionFailed, deadlineNanos + DEADLINE_SLACK.toNanos());
-            } catch (DataAccessException ex) {
-                // The connection failed under the statement, e.g. its cluster node crashed: try again on a new
-                // connection (a failover URL reaches a live node) while the wait lasts. The failed write may have
-                // committed with no answer, leaving the row naming this owner with nobody holding it: the next
-                // attempts take such a row over too, with a new token, rather than wait out its lease.
-                if (!LockJdbc.connectionFailed(ex) || deadlineNanos - System.nanoTime() <= 0) {
-                    throw ex;
+        // A key in doubt may have a row naming this owner that no grant knows: the attempts take it back, with a new
+        // token, and no background pass frees the key meanwhile.
+        InDoubtKeys.Doubt doubt = inDoubt.lockIfInDoubt(key, deadlineNanos);
+        if (doubt == InDoubtKeys.BUSY) {
+            return null;
+        }
+        try {
+            boolean reclaimOwn = doubt != null;
+            for (int attempt = 1; ; attempt++) {
+                long sent = System.nanoTime();
+                OptionalLong token;
+                try {
+                    token = dao.tryAcquire(
+                            key, owner, lease, tokens, reclaimOwn, deadlineNanos + DEADLINE_SLACK.toNanos());
+                } catch (DataAccessException ex) {
+                    if (!LockJdbc.connectionFailed(ex)) {
+                        throw ex;
+                    }
+                    // The connection failed under the statement (its cluster node crashed, or its read timed out at the
+                    // deadline): the write may commit with no answer, leaving the row naming this owner with nobody
+                    // holding it. The key is in doubt: later attempts take such a row over, and a background pass
+                    // frees it while no grant of it is held here.
+                    doubt = inDoubt.doubt(key, doubt);
+                    if (deadlineNanos - System.nanoTime() <= 0) {
+                        throw ex;
+                    }
+                    // Try again on a new connection (a failover URL reaches a live node) while the wait lasts.
+                    reclaimOwn = true;
+                    token = OptionalLong.empty();
                 }
-                connectionFailed = true;
-                token = OptionalLong.empty();
+                if (token.isPresent()) {
+                    if (doubt != null) {
+                        doubt.grants.add(token.getAsLong());
+                    }
+                    return new LeaseGrant(key, owner, token.getAsLong(), tokens, lease, sent);
+                }
+                long remaining = deadlineNanos - System.nanoTime();
+                if (remaining <= 0) {
+                    return null;
+                }
+                // The last attempt lands on the deadline rather than after it.
+                TimeUnit.NANOSECONDS.sleep(Math.min(remaining, backoff.pauseNanos(attempt)));
             }
-            if (token.isPresent()) {
-                return new LeaseGrant(key, owner, token.getAsLong(), tokens, lease, sent);
+        } finally {
+            if (doubt != null) {
+                doubt.lock.unlock();
             }
-            long remaining = deadlineNanos - System.nanoTime();
-            if (remaining <= 0) {
-                return null;
-            }
-            // The last attempt lands on the deadline rather than after it.
-            TimeUnit.NANOSECONDS.sleep(Math.min(remaining, backoff.pauseNanos(attempt)));
         }
     }
 
@@ -106,7 +128,9 @@ public final class LeaseLockEngine implements LockEngine {
 
     @Override
     public @Nullable Loss release(Grant grant) {
-        return dao.release(grant.key(), grant.owner(), grant.fencingToken()) ? null : loss(grant);
+        boolean held = dao.release(grant.key(), grant.owner(), grant.fencingToken());
+        inDoubt.released(grant.key(), grant.fencingToken());
+        return held ? null : loss(grant);
     }
 
     /** One statement per 100 locks, each freed only if its row still names this owner and token. */
@@ -117,6 +141,13 @@ public final class LeaseLockEngine implements LockEngine {
                 grants.stream()
                         .map(grant -> new BizLockDao.HeldToken(grant.key(), grant.fencingToken()))
                         .toList());
+        grants.forEach(grant -> inDoubt.released(grant.key(), grant.fencingToken()));
+    }
+
+    /** Stops freeing in-doubt keys: rows they may hold free when their leases end. */
+    @Override
+    public void close() {
+        inDoubt.close();
     }
 
     /** Why the lock's row no longer names this grant, as the row tells: one more statement, only when a lock is lost. */
