@@ -41,6 +41,7 @@ class ConfigurationMetadataTest {
             "bizlock.metrics.key-tag-names",
             "bizlock.migration.enabled",
             "bizlock.mode",
+            "bizlock.named.secret",
             "bizlock.on-lost",
             "bizlock.session.heartbeat",
             "bizlock.shutdown-grace-period",

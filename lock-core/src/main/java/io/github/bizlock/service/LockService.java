@@ -89,6 +89,7 @@ public final class LockService implements AutoCloseable {
         private @Nullable DataSource sessionDataSource;
         private int maxSessions = 10;
         private Duration sessionHeartbeat = SessionLockEngine.DEFAULT_HEARTBEAT;
+        private @Nullable String namedSecret;
         private boolean singleWriter;
         private boolean housekeeping = true;
         private Duration housekeepingInterval = Duration.ofMinutes(10);
@@ -192,6 +193,18 @@ public final class LockService implements AutoCloseable {
         }
 
         /**
+         * The secret NAMED lock names are keyed by (default none), the same on every instance, so that other accounts
+         * on the server cannot compute a key's lock name to probe or block it.
+         */
+        public Builder namedSecret(String namedSecret) {
+            if (namedSecret.isBlank()) {
+                throw new IllegalArgumentException("namedSecret must not be blank");
+            }
+            this.namedSecret = namedSecret;
+            return this;
+        }
+
+        /**
          * Declares that every instance sends all its lock traffic to one node of a multi-writer cluster (Galera,
          * multi-primary Group Replication), which lets ROW and NAMED locks run there (default false: they are refused
          * on such a cluster, since they lock one node only). LEASE is exact on a cluster either way.
@@ -256,7 +269,7 @@ public final class LockService implements AutoCloseable {
             if (sessionDataSource != null) {
                 RowLockEngine row = new RowLockEngine(dao, sessionDataSource, maxSessions, owner, sessionHeartbeat);
                 NamedLockEngine named =
-                        new NamedLockEngine(dao, sessionDataSource, maxSessions, owner, sessionHeartbeat);
+                        new NamedLockEngine(dao, sessionDataSource, maxSessions, owner, sessionHeartbeat, namedSecret);
                 // A default mode that cannot be trusted on this server fails the start, not the first lock.
                 if (defaultMode == LockMode.ROW) {
                     row.requireAllowedHere();

@@ -49,6 +49,12 @@ public final class LockSchema {
         this.table = table;
     }
 
+    /** The name of the schema that holds the lock tables, as the server names it; empty when there is none. */
+    public String schemaName() {
+        String name = db.jdbc().queryForObject(SchemaSql.CURRENT_SCHEMA, String.class);
+        return name != null ? name : "";
+    }
+
     /** The lock tables the migrations create that are missing from the schema; empty when all are there. */
     public List<String> missingTables() {
         Set<String> existing = new HashSet<>(db.jdbc().queryForList(sql.existingTables(), String.class));
