@@ -69,6 +69,20 @@ public final class LockSchema {
     }
 
     /**
+     * Fails, with the DDL to run, when a lock table is missing: without Spring Boot there is no Flyway migration, and
+     * a start should fail rather than the first lock.
+     */
+    public void requireTables() {
+        List<String> missing = missingTables();
+        if (!missing.isEmpty()) {
+            throw new IllegalStateException("bizlock's lock tables " + String.join(", ", missing)
+                    + " do not exist in the DataSource's schema. Create them with this DDL (or apply the Flyway"
+                    + " migrations in " + MIGRATION_LOCATION + " with the placeholder " + TABLE_PLACEHOLDER + "="
+                    + table + "):\n" + ddl(table));
+        }
+    }
+
+    /**
      * The version that lock tables created without bizlock's migrations (by hand, from the DDL a start prints) are at:
      * the last migration whose tables and indexes all exist, 0 when none do. Flyway records it as the baseline, so
      * the migrations after it run and the ones before are not run again over tables that exist.
