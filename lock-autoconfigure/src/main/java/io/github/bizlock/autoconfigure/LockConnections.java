@@ -38,12 +38,13 @@ final class LockConnections {
         }
         try {
             return new LockConnectionPool(plain(lockDataSource), size);
-        } catch (IllegalStateException ex) {
+        } catch (IllegalStateException unreadable) {
             log.warn(
                     "bizlock: LEASE lock writes and renewals borrow connections from the application's DataSource ({}),"
-                            + " and callers holding all of its connections delay them: {}",
-                    lockDataSource.getClass().getName(),
-                    ex.getMessage());
+                            + " and callers holding all of its connections delay them: without HikariCP bizlock opens"
+                            + " connections of their own with the lock DataSource's URL and credentials, which it cannot"
+                            + " read from it; add com.zaxxer:HikariCP to give them a pool of their own",
+                    lockDataSource.getClass().getName());
             return null;
         }
     }

@@ -61,6 +61,6 @@ class LockConnectionsWithoutHikariTest {
         assertThat(output.getAll())
                 .contains("bizlock: LEASE lock writes and renewals borrow connections from the application's"
                         + " DataSource")
-                .contains("cannot read the URL and credentials of the lock DataSource");
+                .contains("add com.zaxxer:HikariCP to give them a pool of their own");
     }
 }
