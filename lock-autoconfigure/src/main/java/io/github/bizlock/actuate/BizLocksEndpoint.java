@@ -9,14 +9,17 @@ import io.github.bizlock.internal.lock.LockSnapshot;
 import java.security.Principal;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
@@ -28,6 +31,10 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * {@code key}) force-releases a LEASE lock whoever holds it; that is refused unless
  * {@code bizlock.endpoint.force-release.enabled=true}, and every force release is logged with the requesting principal.
  *
+ * <p>Keys are often personal data (an e-mail address, a customer's id), so the listing masks them as {@value #MASK}
+ * unless {@code bizlock.endpoint.show-values} says to show them, as Spring Boot's {@code show-values} does for the
+ * {@code env} endpoint; names, owners, tokens and times are always listed.
+ *
  * <p>ROW and NAMED locks are held by database sessions, not rows with an owner, so they are listed only by the
  * instance that holds them, and cannot be force-released here.
  */
@@ -37,14 +44,21 @@ public final class BizLocksEndpoint {
     /** The property that allows force release. */
     public static final String FORCE_RELEASE_PROPERTY = "bizlock.endpoint.force-release.enabled";
 
+    /** What a key the caller may not see is listed as. */
+    public static final String MASK = "******";
+
     private static final Logger log = LoggerFactory.getLogger(BizLocksEndpoint.class);
 
     private final Supplier<BizLockDao> daos;
     private final Supplier<LockManager> managers;
     private final int maxLocks;
     private final boolean forceReleaseEnabled;
+    private final Show showValues;
+    private final Set<String> roles;
 
     /**
+     * An endpoint that never shows keys.
+     *
      * @param maxLocks the most cluster-wide locks listed
      * @param forceReleaseEnabled whether the write operation may force-release locks
      */
@@ -53,7 +67,9 @@ public final class BizLocksEndpoint {
                 constant(Objects.requireNonNull(dao, "dao")),
                 constant(Objects.requireNonNull(manager, "manager")),
                 maxLocks,
-                forceReleaseEnabled);
+                forceReleaseEnabled,
+                Show.NEVER,
+                Set.of());
     }
 
     /**
@@ -62,9 +78,16 @@ public final class BizLocksEndpoint {
      *
      * @param maxLocks the most cluster-wide locks listed
      * @param forceReleaseEnabled whether the write operation may force-release locks
+     * @param showValues when the listing shows keys rather than {@value #MASK}
+     * @param roles the roles that may see keys with {@link Show#WHEN_AUTHORIZED}; empty: any authenticated caller
      */
     public BizLocksEndpoint(
-            Supplier<BizLockDao> dao, Supplier<LockManager> manager, int maxLocks, boolean forceReleaseEnabled) {
+            Supplier<BizLockDao> dao,
+            Supplier<LockManager> manager,
+            int maxLocks,
+            boolean forceReleaseEnabled,
+            Show showValues,
+            Collection<String> roles) {
         if (maxLocks < 1) {
             throw new IllegalArgumentException("bizlock.endpoint.max-locks must be at least 1, was " + maxLocks);
         }
@@ -72,14 +95,21 @@ public final class BizLocksEndpoint {
         this.managers = Objects.requireNonNull(manager, "manager");
         this.maxLocks = maxLocks;
         this.forceReleaseEnabled = forceReleaseEnabled;
+        this.showValues = Objects.requireNonNull(showValues, "showValues");
+        this.roles = Set.copyOf(roles);
     }
 
+    /** The locks, with keys shown only to a caller {@code bizlock.endpoint.show-values} lets see them. */
     @ReadOperation
-    public LocksReport locks() {
+    public LocksReport locks(SecurityContext securityContext) {
+        boolean showKeys = showValues.isShown(securityContext, roles);
         BizLockDao dao = daos.get();
         LockManager manager = managers.get();
         List<LockRow> rows = dao.findHeld(maxLocks + 1);
-        List<HeldLock> held = rows.stream().limit(maxLocks).map(HeldLock::of).toList();
+        List<HeldLock> held = rows.stream()
+                .limit(maxLocks)
+                .map(row -> HeldLock.of(row, showKeys))
+                .toList();
         List<LockMode> notListed = manager.modes().stream()
                 .filter(mode -> mode != LockMode.LEASE)
                 .sorted()
@@ -89,7 +119,9 @@ public final class BizLocksEndpoint {
                 held,
                 rows.size() > maxLocks,
                 notListed,
-                manager.locks().stream().map(InstanceLock::of).toList());
+                manager.locks().stream()
+                        .map(lock -> InstanceLock.of(lock, showKeys))
+                        .toList());
     }
 
     /**
@@ -99,12 +131,12 @@ public final class BizLocksEndpoint {
     @WriteOperation
     public WebEndpointResponse<ForceReleaseResult> release(String name, String key, SecurityContext securityContext) {
         Principal principal = securityContext.getPrincipal();
-        String who = principal != null ? principal.getName() : "an unauthenticated caller";
+        String who = principal != null ? LogText.escape(principal.getName()) : "an unauthenticated caller";
         if (!forceReleaseEnabled) {
             log.warn(
                     "bizlock refused to force-release lock {}/{} requested by {}: {} is false",
-                    name,
-                    key,
+                    LogText.escape(name),
+                    LogText.escape(key),
                     who,
                     FORCE_RELEASE_PROPERTY);
             return new WebEndpointResponse<>(
@@ -131,14 +163,17 @@ public final class BizLocksEndpoint {
         if (released) {
             log.warn(
                     "bizlock force-released lock {} (owner {}, fencing token {}) at the request of {}",
-                    lockKey,
-                    formerOwner,
+                    LogText.escape(lockKey.toString()),
+                    formerOwner != null ? LogText.escape(formerOwner) : null,
                     before.map(LockRow::fencingToken).orElse(0L),
                     who);
             return new WebEndpointResponse<>(new ForceReleaseResult(
                     name, key, true, formerOwner, "Released; the former holder will report the lock lost"));
         }
-        log.info("bizlock force release of lock {} requested by {}: it was not held", lockKey, who);
+        log.info(
+                "bizlock force release of lock {} requested by {}: it was not held",
+                LogText.escape(lockKey.toString()),
+                who);
         return new WebEndpointResponse<>(
                 new ForceReleaseResult(name, key, false, null, "Not held: nothing to release"),
                 WebEndpointResponse.STATUS_NOT_FOUND);
@@ -168,7 +203,7 @@ public final class BizLocksEndpoint {
      * A LEASE lock held somewhere in the cluster; times are the database's, in UTC.
      *
      * @param name the lock's name
-     * @param key the lock's key
+     * @param key the lock's key, or {@value BizLocksEndpoint#MASK}
      * @param mode always {@code LEASE}
      * @param owner the holding instance's owner id
      * @param fencingToken the token of the current hold
@@ -184,10 +219,10 @@ public final class BizLocksEndpoint {
             String acquiredAt,
             String expiresAt) {
 
-        static HeldLock of(LockRow row) {
+        static HeldLock of(LockRow row, boolean showKey) {
             return new HeldLock(
                     row.name(),
-                    row.key(),
+                    showKey ? row.key() : MASK,
                     LockMode.LEASE,
                     row.owner(),
                     row.fencingToken(),
@@ -204,7 +239,7 @@ public final class BizLocksEndpoint {
      * A lock this instance holds or waits for.
      *
      * @param name the lock's name
-     * @param key the lock's key
+     * @param key the lock's key, or {@value BizLocksEndpoint#MASK}
      * @param mode its mode
      * @param holderThread the thread holding it, or {@code null} while threads only wait
      * @param fencingToken the token of the current hold, or 0
@@ -226,10 +261,10 @@ public final class BizLocksEndpoint {
             @Nullable String onLost,
             int waiting) {
 
-        static InstanceLock of(LockSnapshot lock) {
+        static InstanceLock of(LockSnapshot lock, boolean showKey) {
             return new InstanceLock(
                     lock.key().name(),
-                    lock.key().key(),
+                    showKey ? lock.key().key() : MASK,
                     lock.mode(),
                     lock.holderThread(),
                     lock.fencingToken(),

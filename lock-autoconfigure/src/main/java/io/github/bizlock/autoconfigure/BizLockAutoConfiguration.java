@@ -88,9 +88,10 @@ public final class BizLockAutoConfiguration {
     /**
      * The small pool of bizlock's own that LEASE writes, renewals and fencing tokens run on, made with the lock
      * DataSource's settings: callers that hold every connection of the application's pool in open transactions cannot
-     * starve them. Its {@code dataSource} is {@code null} when no pool can be made (HikariCP is not on the class path);
-     * lock writes then borrow from the lock DataSource. Not a {@link DataSource} bean, so the application's DataSource
-     * stays the only one.
+     * starve them: a copy of the HikariCP settings, or without HikariCP bizlock's own small pool of plain connections.
+     * Its {@code dataSource} is {@code null} when no pool can be made (without HikariCP, a DataSource whose URL and
+     * credentials cannot be read); lock writes then borrow from the lock DataSource. Not a {@link DataSource} bean, so
+     * the application's DataSource stays the only one.
      */
     public record LockWriteConnections(@Nullable DataSource dataSource) implements AutoCloseable {
 

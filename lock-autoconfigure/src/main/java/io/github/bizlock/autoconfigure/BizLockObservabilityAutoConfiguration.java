@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import javax.sql.DataSource;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -104,7 +105,9 @@ public final class BizLockObservabilityAutoConfiguration {
                     startup::dao,
                     startup::manager,
                     endpoint.getMaxLocks(),
-                    endpoint.getForceRelease().isEnabled());
+                    endpoint.getForceRelease().isEnabled(),
+                    Show.valueOf(endpoint.getShowValues().name()),
+                    endpoint.getRoles());
         }
     }
 }

@@ -25,7 +25,7 @@ import org.springframework.context.annotation.Lazy;
 @AutoConfiguration(after = BizLockAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "bizlock.enabled", matchIfMissing = true)
 @ConditionalOnBean({BizLockDao.class, LeaseLockEngine.class})
-@EnableConfigurationProperties(BizLockSessionProperties.class)
+@EnableConfigurationProperties({BizLockSessionProperties.class, BizLockNamedProperties.class})
 public final class BizLockSessionAutoConfiguration {
 
     /**
@@ -59,6 +59,7 @@ public final class BizLockSessionAutoConfiguration {
             LeaseLockEngine lease,
             SessionConnections connections,
             BizLockSessionProperties session,
+            BizLockNamedProperties named,
             BizLockProperties properties) {
         return requireAllowedAsDefault(
                 new NamedLockEngine(
@@ -66,7 +67,8 @@ public final class BizLockSessionAutoConfiguration {
                         connections.dataSource(),
                         session.getMaxConnections(),
                         lease.owner(),
-                        session.getHeartbeat()),
+                        session.getHeartbeat(),
+                        named.getSecret()),
                 properties);
     }
 

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariCredentialsProvider;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.util.Credentials;
 import com.zaxxer.hikari.util.DriverDataSource;
+import io.github.bizlock.internal.jdbc.HikariLockPool;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -27,23 +28,16 @@ final class HikariLockConnections {
 
     /** A copy of the application's Hikari configuration (or one derived from another pool's URL), resized. */
     static DataSource pool(DataSource lockDataSource, int size) {
-        HikariConfig config = new HikariConfig();
-        if (lockDataSource instanceof HikariDataSource hikari) {
-            hikari.copyStateTo(config);
-            config.setPoolName(hikari.getPoolName() + "-bizlock");
-        } else {
-            DataSourceBuilder.derivedFrom(lockDataSource)
-                    .type(HikariDataSource.class)
-                    .build()
-                    .copyStateTo(config);
-            config.setPoolName("bizlock");
+        if (lockDataSource instanceof HikariDataSource) {
+            return HikariLockPool.copyOf(lockDataSource, size);
         }
-        config.setMaximumPoolSize(size);
-        config.setMinimumIdle(Math.min(1, size));
-        // Opened on first use, so that the application starts while the lock database is down, as with its own pool.
-        config.setInitializationFailTimeout(-1);
-        config.setRegisterMbeans(false);
-        return new HikariDataSource(config);
+        HikariConfig config = new HikariConfig();
+        DataSourceBuilder.derivedFrom(lockDataSource)
+                .type(HikariDataSource.class)
+                .build()
+                .copyStateTo(config);
+        config.setPoolName("bizlock");
+        return HikariLockPool.resized(config, size);
     }
 
     /** Unpooled connections opened as the application's pool opens them, then set up as it sets them up. */

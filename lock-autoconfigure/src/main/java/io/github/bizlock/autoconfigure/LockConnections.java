@@ -1,5 +1,6 @@
 package io.github.bizlock.autoconfigure;
 
+import io.github.bizlock.internal.jdbc.LockConnectionPool;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -22,19 +23,30 @@ final class LockConnections {
     private LockConnections() {}
 
     /**
-     * A pool of at most {@code size} connections of bizlock's own, or {@code null} when none can be made (HikariCP is
-     * not on the class path): lock writes then borrow from the lock DataSource itself.
+     * A pool of at most {@code size} connections of bizlock's own: a copy of the application's HikariCP settings when
+     * HikariCP is on the class path, otherwise bizlock's small pool of plain connections derived from the lock
+     * DataSource's URL and credentials; {@code null} when neither can be made (lock writes then borrow from the lock
+     * DataSource itself, and a warning says so).
      */
     static @Nullable DataSource pool(DataSource lockDataSource, int size) {
-        if (!ClassUtils.isPresent(HIKARI, LockConnections.class.getClassLoader())) {
+        return pool(lockDataSource, size, ClassUtils.isPresent(HIKARI, LockConnections.class.getClassLoader()));
+    }
+
+    static @Nullable DataSource pool(DataSource lockDataSource, int size, boolean hikariPresent) {
+        if (hikariPresent) {
+            return HikariLockConnections.pool(lockDataSource, size);
+        }
+        try {
+            return new LockConnectionPool(plain(lockDataSource), size);
+        } catch (IllegalStateException unreadable) {
             log.warn(
-                    "bizlock: HikariCP is not on the class path, so LEASE lock writes and renewals borrow connections"
-                            + " from the application's DataSource ({}), and callers holding all of its connections"
-                            + " delay them; add com.zaxxer:HikariCP to give them a pool of their own",
+                    "bizlock: LEASE lock writes and renewals borrow connections from the application's DataSource ({}),"
+                            + " and callers holding all of its connections delay them: without HikariCP bizlock opens"
+                            + " connections of their own with the lock DataSource's URL and credentials, which it cannot"
+                            + " read from it; add com.zaxxer:HikariCP to give them a pool of their own",
                     lockDataSource.getClass().getName());
             return null;
         }
-        return HikariLockConnections.pool(lockDataSource, size);
     }
 
     /** Plain connections, never pooled: a session's connection is closed when it dies, and its locks with it. */

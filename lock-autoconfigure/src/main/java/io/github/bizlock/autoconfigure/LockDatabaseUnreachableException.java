@@ -27,7 +27,7 @@ final class LockDatabaseUnreachableException extends IllegalStateException {
     private final String reason;
 
     /**
-     * @param url the lock DataSource's JDBC URL, when it tells it
+     * @param url the lock DataSource's JDBC URL, when it tells it, without passwords
      * @param reason what the driver said, e.g. {@code Connection refused}
      * @param cause the failed connection attempt
      */
@@ -44,13 +44,16 @@ final class LockDatabaseUnreachableException extends IllegalStateException {
         return new LockDatabaseUnreachableException(jdbcUrl(dataSource), reason(failure), failure);
     }
 
-    /** The URL of a pool or driver DataSource (Hikari's jdbcUrl, most others' url); passwords are never read. */
+    /**
+     * The URL of a pool or driver DataSource (Hikari's jdbcUrl, most others' url), with the passwords it may carry
+     * masked; the DataSource's own password is never read.
+     */
     private static @Nullable String jdbcUrl(DataSource dataSource) {
         BeanWrapper bean = new BeanWrapperImpl(dataSource);
         for (String property : List.of("jdbcUrl", "url")) {
             try {
                 if (bean.isReadableProperty(property) && bean.getPropertyValue(property) instanceof String url) {
-                    return url;
+                    return JdbcUrls.redact(url);
                 }
             } catch (RuntimeException ex) {
                 // A getter that fails tells nothing; the report goes without the URL.

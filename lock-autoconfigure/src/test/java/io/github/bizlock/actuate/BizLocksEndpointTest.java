@@ -15,6 +15,8 @@ import io.github.bizlock.test.TestDatabaseExtension;
 import java.security.Principal;
 import java.time.Duration;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -62,7 +65,7 @@ class BizLocksEndpointTest {
         }
     }
 
-    private static SecurityContext as(@Nullable String user) {
+    private static SecurityContext as(@Nullable String user, String... roles) {
         return new SecurityContext() {
             @Override
             public @Nullable Principal getPrincipal() {
@@ -71,9 +74,20 @@ class BizLocksEndpointTest {
 
             @Override
             public boolean isUserInRole(String role) {
-                return false;
+                return List.of(roles).contains(role);
             }
         };
+    }
+
+    private BizLocksEndpoint showing(Show showValues, String... roles) {
+        return new BizLocksEndpoint(() -> dao, () -> manager, 10, false, showValues, List.of(roles));
+    }
+
+    private static List<String> keys(BizLocksEndpoint.LocksReport report) {
+        List<String> keys = new ArrayList<>();
+        report.held().forEach(lock -> keys.add(lock.key()));
+        report.local().forEach(lock -> keys.add(lock.key()));
+        return keys;
     }
 
     @Test
@@ -81,10 +95,10 @@ class BizLocksEndpointTest {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> new BizLocksEndpoint(dao, manager, 0, false))
                 .withMessage("bizlock.endpoint.max-locks must be at least 1, was 0");
-        BizLocksEndpoint endpoint = new BizLocksEndpoint(dao, manager, 1, false);
+        BizLocksEndpoint endpoint = new BizLocksEndpoint(() -> dao, () -> manager, 1, false, Show.ALWAYS, List.of());
 
         try (LockHandle first = hold("single", "a")) {
-            BizLocksEndpoint.LocksReport one = endpoint.locks();
+            BizLocksEndpoint.LocksReport one = endpoint.locks(SecurityContext.NONE);
             assertThat(one.held()).extracting(BizLocksEndpoint.HeldLock::key).containsExactly("a");
             assertThat(one.truncated())
                     .as("exactly max-locks held: nothing left out")
@@ -102,7 +116,7 @@ class BizLocksEndpointTest {
             assertThat(one.instance()).isEqualTo(manager.instanceId());
 
             try (LockHandle second = hold("single", "b")) {
-                BizLocksEndpoint.LocksReport two = endpoint.locks();
+                BizLocksEndpoint.LocksReport two = endpoint.locks(SecurityContext.NONE);
                 assertThat(two.held())
                         .extracting(BizLocksEndpoint.HeldLock::key)
                         .containsExactly("a");
@@ -111,6 +125,40 @@ class BizLocksEndpointTest {
                         .extracting(BizLocksEndpoint.InstanceLock::key)
                         .containsExactlyInAnyOrder("a", "b");
             }
+        }
+    }
+
+    @Test
+    void showsKeysOnlyToTheCallersShowValuesLetSeeThem() {
+        try (LockHandle held = hold("customer", "ann@example.com")) {
+            List<String> shown = List.of("ann@example.com", "ann@example.com");
+            List<String> masked = List.of(BizLocksEndpoint.MASK, BizLocksEndpoint.MASK);
+
+            assertThat(keys(new BizLocksEndpoint(dao, manager, 10, false).locks(as("ops", "ADMIN"))))
+                    .as("the plain constructor never shows keys")
+                    .isEqualTo(masked);
+            assertThat(keys(showing(Show.NEVER).locks(as("ops", "ADMIN")))).isEqualTo(masked);
+            assertThat(keys(showing(Show.ALWAYS).locks(as(null)))).isEqualTo(shown);
+
+            BizLocksEndpoint anyUser = showing(Show.WHEN_AUTHORIZED);
+            assertThat(keys(anyUser.locks(as(null)))).as("unauthenticated").isEqualTo(masked);
+            assertThat(keys(anyUser.locks(as("ops"))))
+                    .as("authenticated, no roles set")
+                    .isEqualTo(shown);
+
+            BizLocksEndpoint admins = showing(Show.WHEN_AUTHORIZED, "ADMIN", "AUDIT");
+            assertThat(keys(admins.locks(as("ops", "USER"))))
+                    .as("without the role")
+                    .isEqualTo(masked);
+            assertThat(keys(admins.locks(as("ops", "USER", "AUDIT"))))
+                    .as("with one role")
+                    .isEqualTo(shown);
+
+            BizLocksEndpoint.HeldLock row =
+                    showing(Show.NEVER).locks(as(null)).held().get(0);
+            assertThat(row.name()).isEqualTo("customer");
+            assertThat(row.owner()).isEqualTo(manager.instanceId());
+            assertThat(row.fencingToken()).isEqualTo(held.fencingToken());
         }
     }
 
@@ -151,5 +199,22 @@ class BizLocksEndpointTest {
         assertThat(response.getStatus()).isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
         assertThat(response.getBody().released()).isFalse();
         assertThat(response.getBody().formerOwner()).isNull();
+    }
+
+    @Test
+    void logsTheInputOfAForceReleaseEscapedSoItCannotForgeLogLines(CapturedOutput output) {
+        String forged = "1\r\n2026-01-01T00:00:00Z  WARN bizlock force-released lock order/42";
+        BizLocksEndpoint refusing = new BizLocksEndpoint(dao, manager, 10, false);
+        assertThat(refusing.release("audit\u2028", forged, as("ops\nadmin")).getStatus())
+                .isEqualTo(403);
+        BizLocksEndpoint endpoint = new BizLocksEndpoint(dao, manager, 10, true);
+        assertThat(endpoint.release("audit\t", forged, as("ops")).getStatus()).isEqualTo(404);
+
+        assertThat(output.getAll())
+                .doesNotContain("\n2026-01-01T00:00:00Z")
+                .contains("lock audit\\u2028/1\\r\\n2026-01-01T00:00:00Z  WARN bizlock force-released lock order/42"
+                        + " requested by ops\\nadmin:")
+                .contains("lock audit\\t/1\\r\\n2026-01-01T00:00:00Z  WARN bizlock force-released lock order/42"
+                        + " requested by ops: it was not held");
     }
 }

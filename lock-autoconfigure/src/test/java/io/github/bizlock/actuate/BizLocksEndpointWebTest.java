@@ -165,7 +165,7 @@ class BizLocksEndpointWebTest {
     @Test
     void listsLocksHeldAcrossTheClusterAndThisInstancesHoldsAndRefusesForceRelease(TestDatabase database)
             throws Exception {
-        try (ConfigurableApplicationContext app = start(database);
+        try (ConfigurableApplicationContext app = start(database, "bizlock.endpoint.show-values=always");
                 LockManager elsewhere =
                         LockFixture.manager(database.dataSource()).build()) {
             LockHandle remote = elsewhere
@@ -222,9 +222,60 @@ class BizLocksEndpointWebTest {
     }
 
     @Test
+    void masksEveryKeyByDefaultAndKeepsTheRestOfEachLock(TestDatabase database) throws Exception {
+        try (ConfigurableApplicationContext app = start(database);
+                LockManager elsewhere =
+                        LockFixture.manager(database.dataSource()).build()) {
+            LockHandle remote = elsewhere
+                    .tryAcquire(new LockKey("customer", "ann@example.com"), LockMode.LEASE, Duration.ZERO, null)
+                    .orElseThrow();
+            try (LockHandle local = app.getBean(LockTemplate.class).acquire("customer", "bob@example.com")) {
+                HttpResponse<String> response = get(app, "/actuator/bizlocks");
+                assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+                assertThat(response.body()).doesNotContain("@example.com");
+                Map<String, Object> report = json(response);
+                assertThat(list(report, "held"))
+                        .hasSize(2)
+                        .allSatisfy(lock -> assertThat(lock)
+                                .containsEntry("name", "customer")
+                                .containsEntry("key", "******")
+                                .containsKeys("owner", "fencingToken", "acquiredAt", "expiresAt"))
+                        .anySatisfy(lock -> assertThat(lock).containsEntry("owner", elsewhere.instanceId()));
+                assertThat(list(report, "local"))
+                        .singleElement()
+                        .satisfies(lock -> assertThat(lock)
+                                .containsEntry("name", "customer")
+                                .containsEntry("key", "******")
+                                .containsEntry(
+                                        "holderThread", Thread.currentThread().getName())
+                                .hasEntrySatisfying(
+                                        "fencingToken",
+                                        value -> assertThat(((Number) value).longValue())
+                                                .isEqualTo(local.fencingToken())));
+            }
+            remote.unlock();
+        }
+    }
+
+    @Test
+    void showsKeysToAnAuthenticatedCallerWhenShowValuesIsWhenAuthorized(TestDatabase database) throws Exception {
+        try (ConfigurableApplicationContext app = start(
+                new Class<?>[] {App.class, AuthenticatedAsOps.class},
+                database,
+                "bizlock.endpoint.show-values=when-authorized")) {
+            try (LockHandle local = app.getBean(LockTemplate.class).acquire("customer", "ann@example.com")) {
+                assertThat(list(json(get(app, "/actuator/bizlocks")), "local"))
+                        .singleElement()
+                        .satisfies(lock -> assertThat(lock).containsEntry("key", "ann@example.com"));
+            }
+        }
+    }
+
+    @Test
     @SuppressWarnings("unchecked")
     void listsAtMostMaxLocksOldestFirstAndSaysWhenItLeftSomeOut(TestDatabase database) throws Exception {
-        try (ConfigurableApplicationContext app = start(database, "bizlock.endpoint.max-locks=2");
+        try (ConfigurableApplicationContext app =
+                        start(database, "bizlock.endpoint.max-locks=2", "bizlock.endpoint.show-values=always");
                 LockManager elsewhere =
                         LockFixture.manager(database.dataSource()).build()) {
             List<LockHandle> held = new ArrayList<>();

@@ -103,7 +103,7 @@ class BizLockObservabilityAutoConfigurationTest {
                                 .isEqualTo(Status.UP);
 
                         BizLocksEndpoint endpoint = context.getBean(BizLocksEndpoint.class);
-                        BizLocksEndpoint.LocksReport report = endpoint.locks();
+                        BizLocksEndpoint.LocksReport report = endpoint.locks(SecurityContext.NONE);
                         assertThat(report.held())
                                 .as("bizlock.endpoint.max-locks")
                                 .hasSize(1);

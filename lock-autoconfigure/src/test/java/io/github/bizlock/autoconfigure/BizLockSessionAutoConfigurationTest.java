@@ -9,6 +9,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.annotation.DistributedLock;
+import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.named.NamedLockEngine;
 import io.github.bizlock.internal.jdbc.row.RowLockEngine;
 import io.github.bizlock.test.TestDatabase;
@@ -91,6 +92,25 @@ class BizLockSessionAutoConfigurationTest {
                         .rootCause()
                         .hasMessageContaining("bizlock.session.heartbeat")
                         .hasMessageContaining("it must be positive"));
+    }
+
+    @Test
+    void namedLockNamesAreKeyedByTheSecretWhenOneIsSet() {
+        LockKey key = new LockKey("customer", "ann@example.com");
+        String[] unkeyed = new String[1];
+        runner.run(
+                context -> unkeyed[0] = context.getBean(NamedLockEngine.class).serverLockName(key));
+        runner.withPropertyValues("bizlock.named.secret=s3cret")
+                .run(context -> assertThat(
+                                context.getBean(NamedLockEngine.class).serverLockName(key))
+                        .hasSize(64)
+                        .isNotEqualTo(unkeyed[0]));
+        runner.withPropertyValues("bizlock.named.secret= ")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .hasMessage("bizlock.named.secret=(blank): it must not be blank. Set bizlock.named.secret to"
+                                + " the same random text on every instance of the application, or remove it"));
     }
 
     @Test

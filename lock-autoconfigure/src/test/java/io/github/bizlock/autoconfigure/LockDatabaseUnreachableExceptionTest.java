@@ -13,7 +13,7 @@ import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
 /**
  * What the report of a lock database that does not answer says: where bizlock tried, read from the DataSource without
- * its password, what the driver and the network said, and whether the server refused the credentials.
+ * its password (nor those the URL carries), what the driver and the network said, and whether the server refused the credentials.
  */
 class LockDatabaseUnreachableExceptionTest {
 
@@ -60,6 +60,18 @@ class LockDatabaseUnreachableExceptionTest {
                 .hasMessage("bizlock could not connect to the lock database at " + URL
                         + ": Communications link failure (Connection refused)");
         assertThat(ex.credentialsRefused()).isFalse();
+    }
+
+    @Test
+    void masksThePasswordsAUrlCarries() {
+        SimpleDriverDataSource dataSource = new SimpleDriverDataSource();
+        dataSource.setUrl("jdbc:mysql://app:secret@db.example:3306/app?password=secret&useSSL=true");
+
+        LockDatabaseUnreachableException ex = LockDatabaseUnreachableException.of(dataSource, refused());
+
+        assertThat(ex.url()).isEqualTo("jdbc:mysql://app:******@db.example:3306/app?password=******&useSSL=true");
+        assertThat(ex.getMessage()).doesNotContain("secret");
+        assertThat(LockDatabaseStartup.whyNotReady(ex)).doesNotContain("secret");
     }
 
     @Test

@@ -6,7 +6,6 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.BizLockDao;
-import io.github.bizlock.internal.jdbc.LockSchema;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.internal.jdbc.lease.Backoff;
@@ -41,14 +40,23 @@ public final class LockService implements AutoCloseable {
     private final LockManager manager;
     private final LockTemplate template;
     private final @Nullable Housekeeper housekeeper;
+    private final LockWriteConnections writes;
 
-    private LockService(LockManager manager, LockTemplate template, @Nullable Housekeeper housekeeper) {
+    private LockService(
+            LockManager manager,
+            LockTemplate template,
+            @Nullable Housekeeper housekeeper,
+            LockWriteConnections writes) {
         this.manager = manager;
         this.template = template;
         this.housekeeper = housekeeper;
+        this.writes = writes;
     }
 
-    /** A builder of locks on the lock tables of {@code dataSource}; writes run on connections of their own from it. */
+    /**
+     * A builder of locks on the lock tables of {@code dataSource}. LEASE writes and renewals run on connections the
+     * application cannot take: a copy of its HikariCP pool, or see {@link Builder#lockConnections}.
+     */
     public static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
     }
@@ -70,6 +78,8 @@ public final class LockService implements AutoCloseable {
             housekeeper.close();
         }
         manager.close();
+        // Last: the manager's releases run on them.
+        writes.close();
     }
 
     /** Builds a {@link LockService}; every setting has the default of the {@code bizlock.*} property of that name. */
@@ -87,8 +97,10 @@ public final class LockService implements AutoCloseable {
         private LockLostPolicy onLost = LockLostPolicy.LOG;
         private Backoff backoff = Backoff.DEFAULT;
         private @Nullable DataSource sessionDataSource;
+        private @Nullable DataSource lockConnections;
         private int maxSessions = 10;
         private Duration sessionHeartbeat = SessionLockEngine.DEFAULT_HEARTBEAT;
+        private @Nullable String namedSecret;
         private boolean singleWriter;
         private boolean housekeeping = true;
         private Duration housekeepingInterval = Duration.ofMinutes(10);
@@ -173,6 +185,17 @@ public final class LockService implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Where LEASE writes, renewals, releases and fencing tokens run, each statement on a connection of its own in
+         * autocommit: a small pool you make beside the application's. By default bizlock makes one of 4 connections: a
+         * copy of the DataSource's settings when it is a HikariCP pool, else over the {@link #sessionDataSource}'s
+         * plain connections; with neither, they borrow from the DataSource and a warning says so.
+         */
+        public Builder lockConnections(DataSource lockConnections) {
+            this.lockConnections = Objects.requireNonNull(lockConnections, "lockConnections");
+            return this;
+        }
+
         /** Most connections ROW and NAMED locks may hold at once, per mode (default 10). */
         public Builder maxSessions(int maxSessions) {
             if (maxSessions < 1) {
@@ -191,6 +214,18 @@ public final class LockService implements AutoCloseable {
                 throw new IllegalArgumentException("sessionHeartbeat must be positive, was " + sessionHeartbeat);
             }
             this.sessionHeartbeat = sessionHeartbeat;
+            return this;
+        }
+
+        /**
+         * The secret NAMED lock names are keyed by (default none), the same on every instance, so that other accounts
+         * on the server cannot compute a key's lock name to probe or block it.
+         */
+        public Builder namedSecret(String namedSecret) {
+            if (namedSecret.isBlank()) {
+                throw new IllegalArgumentException("namedSecret must not be blank");
+            }
+            this.namedSecret = namedSecret;
             return this;
         }
 
@@ -239,6 +274,8 @@ public final class LockService implements AutoCloseable {
          *     {@link #singleWriter single-writer}
          */
         public LockService build() {
+            // Opened at the first lock: a build that fails leaves nothing open.
+            LockWriteConnections writes = LockWriteConnections.choose(dataSource, lockConnections, sessionDataSource);
             if (defaultMode != LockMode.LEASE && sessionDataSource == null) {
                 throw new IllegalStateException("The default mode " + defaultMode + " holds a connection per lock:"
                         + " give the builder a sessionDataSource of plain connections to the lock database");
@@ -246,10 +283,11 @@ public final class LockService implements AutoCloseable {
             String owner = InstanceId.of(instanceId);
             BizLockDao dao = new BizLockDao(
                     dataSource,
+                    writes.dataSource(),
                     new DataSourceTransactionManager(dataSource),
                     Dialects.detect(dataSource, tableName, singleWriter),
                     tableName);
-            requireTables(dao);
+            dao.schema().requireTables();
             LockManager.Builder locks = LockManager.builder(owner)
                     .modeBindings(dao.modes())
                     .watchdogLease(watchdogLease)
@@ -259,7 +297,7 @@ public final class LockService implements AutoCloseable {
             if (sessionDataSource != null) {
                 RowLockEngine row = new RowLockEngine(dao, sessionDataSource, maxSessions, owner, sessionHeartbeat);
                 NamedLockEngine named =
-                        new NamedLockEngine(dao, sessionDataSource, maxSessions, owner, sessionHeartbeat);
+                        new NamedLockEngine(dao, sessionDataSource, maxSessions, owner, sessionHeartbeat, namedSecret);
                 // A default mode that cannot be trusted on this server fails the start, not the first lock.
                 if (defaultMode == LockMode.ROW) {
                     row.requireAllowedHere();
@@ -277,21 +315,11 @@ public final class LockService implements AutoCloseable {
                     housekeeper = new Housekeeper(dao, manager, housekeepingRetention, housekeepingBatchSize);
                     housekeeper.schedule(housekeepingInterval);
                 }
-                return new LockService(manager, template, housekeeper);
+                return new LockService(manager, template, housekeeper, writes);
             } catch (RuntimeException ex) {
                 manager.close();
+                writes.close();
                 throw ex;
-            }
-        }
-
-        /** Without Spring Boot there is no Flyway migration: fail at start with the DDL rather than at the first lock. */
-        private static void requireTables(BizLockDao dao) {
-            List<String> missing = dao.schema().missingTables();
-            if (!missing.isEmpty()) {
-                throw new IllegalStateException("bizlock's lock tables " + String.join(", ", missing)
-                        + " do not exist in the DataSource's schema. Create them with this DDL (or apply the Flyway"
-                        + " migrations in " + LockSchema.MIGRATION_LOCATION + " with the placeholder "
-                        + LockSchema.TABLE_PLACEHOLDER + "=" + dao.table() + "):\n" + LockSchema.ddl(dao.table()));
             }
         }
     }

@@ -49,6 +49,12 @@ public final class LockSchema {
         this.table = table;
     }
 
+    /** The name of the schema that holds the lock tables, as the server names it; empty when there is none. */
+    public String schemaName() {
+        String name = db.jdbc().queryForObject(SchemaSql.CURRENT_SCHEMA, String.class);
+        return name != null ? name : "";
+    }
+
     /** The lock tables the migrations create that are missing from the schema; empty when all are there. */
     public List<String> missingTables() {
         Set<String> existing = new HashSet<>(db.jdbc().queryForList(sql.existingTables(), String.class));
@@ -60,6 +66,20 @@ public final class LockSchema {
             }
         }
         return missing;
+    }
+
+    /**
+     * Fails, with the DDL to run, when a lock table is missing: without Spring Boot there is no Flyway migration, and
+     * a start should fail rather than the first lock.
+     */
+    public void requireTables() {
+        List<String> missing = missingTables();
+        if (!missing.isEmpty()) {
+            throw new IllegalStateException("bizlock's lock tables " + String.join(", ", missing)
+                    + " do not exist in the DataSource's schema. Create them with this DDL (or apply the Flyway"
+                    + " migrations in " + MIGRATION_LOCATION + " with the placeholder " + TABLE_PLACEHOLDER + "="
+                    + table + "):\n" + ddl(table));
+        }
     }
 
     /**

@@ -5,6 +5,9 @@ import io.github.bizlock.internal.jdbc.dialect.Dialect;
 /** The statements that check the lock tables and their indexes exist, alike on MySQL 8 and MariaDB. */
 final class SchemaSql {
 
+    /** The schema the lock DataSource's connections use, which holds the lock tables; NULL when none. */
+    static final String CURRENT_SCHEMA = "SELECT DATABASE()";
+
     private final Dialect dialect;
 
     SchemaSql(Dialect dialect) {

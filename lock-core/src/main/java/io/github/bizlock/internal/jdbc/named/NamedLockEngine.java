@@ -9,6 +9,7 @@ import io.github.bizlock.internal.jdbc.session.SessionCanceller;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionSupport;
 import java.nio.charset.StandardCharsets;
+import java.security.InvalidKeyException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.PreparedStatement;
@@ -16,6 +17,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.Locale;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -31,9 +35,12 @@ import org.slf4j.LoggerFactory;
  * connection closed. The watchdog's renewal is a heartbeat, {@code IS_USED_LOCK(name) = CONNECTION_ID()}, that reports
  * a lock lost when its session is gone.
  *
- * <p>Lock names are the lowercase hex SHA-256 of table, name and key joined by NUL: 64 characters, which MySQL (at most
- * 64, case-insensitive) and MariaDB (case-sensitive) treat alike, so {@code Order} and {@code order} stay distinct
- * locks on both. The table name keeps applications that use different lock tables on one server apart.
+ * <p>Lock names are the lowercase hex SHA-256 of schema, table, name and key joined by NUL: 64 characters, which MySQL
+ * (at most 64, case-insensitive) and MariaDB (case-sensitive) treat alike, so {@code Order} and {@code order} stay
+ * distinct locks on both. Named locks belong to the server, not to a schema: the schema (read once, lower-cased, so
+ * that a server that ignores case never splits one schema in two) and the table keep applications on one server apart.
+ * With a secret the hash is an HMAC-SHA256 keyed by it, so that an account that knows a key (an e-mail address, an
+ * order id) cannot compute its lock's name to probe it with {@code IS_USED_LOCK} or block it with {@code GET_LOCK}.
  *
  * <p>Waits are whole seconds on the server ({@code GET_LOCK(name, ceil(remaining))}); the session pool ends them with
  * {@code KILL QUERY} at the exact deadline or on interrupt. MySQL reports the killed wait as error 1317, MariaDB as a
@@ -43,10 +50,17 @@ public final class NamedLockEngine extends SessionLockEngine {
 
     private static final Logger log = LoggerFactory.getLogger(NamedLockEngine.class);
 
-    private final String table;
+    private static final String HMAC = "HmacSHA256";
+
+    /** {@code schema \0 table \0}, the start of every hashed lock name. */
+    private final byte[] scope;
+
+    private final @Nullable SecretKeySpec secret;
 
     /**
-     * @param dao the lock tables' DAO, for the table name and fencing tokens
+     * Without a secret.
+     *
+     * @param dao the lock tables' DAO, for the schema, the table name and fencing tokens
      * @param sessionDataSource a dedicated data source for held connections, not the application's pool
      * @param maxSessions how many NAMED locks this process may hold at once
      * @param owner this process's instance id
@@ -54,6 +68,22 @@ public final class NamedLockEngine extends SessionLockEngine {
      */
     public NamedLockEngine(
             BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner, Duration heartbeat) {
+        this(dao, sessionDataSource, maxSessions, owner, heartbeat, null);
+    }
+
+    /**
+     * Reads the lock tables' schema once, on the DAO's DataSource.
+     *
+     * @param secret what the lock names are keyed by, the same for every instance of the application; {@code null}
+     *     for none
+     */
+    public NamedLockEngine(
+            BizLockDao dao,
+            DataSource sessionDataSource,
+            int maxSessions,
+            String owner,
+            Duration heartbeat,
+            @Nullable String secret) {
         super(
                 LockMode.NAMED,
                 dao,
@@ -63,7 +93,14 @@ public final class NamedLockEngine extends SessionLockEngine {
                 heartbeat,
                 connection -> connection.setAutoCommit(true),
                 "GET_LOCK");
-        this.table = dao.table();
+        if (secret != null && secret.isBlank()) {
+            throw new IllegalArgumentException("The NAMED lock secret must not be blank; give every instance of the"
+                    + " application the same random text, or none");
+        }
+        this.scope = (dao.schema().schemaName() + '\0' + dao.table() + '\0')
+                .toLowerCase(Locale.ROOT)
+                .getBytes(StandardCharsets.UTF_8);
+        this.secret = secret != null ? new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), HMAC) : null;
     }
 
     /** With the {@linkplain #DEFAULT_HEARTBEAT default heartbeat}. */
@@ -73,13 +110,22 @@ public final class NamedLockEngine extends SessionLockEngine {
 
     /** The name passed to {@code GET_LOCK} for a lock. */
     public String serverLockName(LockKey key) {
+        byte[] lock = (key.name() + '\0' + key.key()).getBytes(StandardCharsets.UTF_8);
         try {
-            MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
-            byte[] hash =
-                    sha256.digest((table + '\0' + key.name() + '\0' + key.key()).getBytes(StandardCharsets.UTF_8));
+            byte[] hash;
+            if (secret == null) {
+                MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
+                sha256.update(scope);
+                hash = sha256.digest(lock);
+            } else {
+                Mac hmac = Mac.getInstance(HMAC);
+                hmac.init(secret);
+                hmac.update(scope);
+                hash = hmac.doFinal(lock);
+            }
             return HexFormat.of().formatHex(hash);
-        } catch (NoSuchAlgorithmException ex) {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
+        } catch (NoSuchAlgorithmException | InvalidKeyException ex) {
+            throw new IllegalStateException("SHA-256 or " + HMAC + " is missing from this JVM", ex);
         }
     }
 

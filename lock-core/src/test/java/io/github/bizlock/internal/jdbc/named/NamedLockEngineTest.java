@@ -1,13 +1,21 @@
 package io.github.bizlock.internal.jdbc.named;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.session.AbstractSessionEngineTest;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.sql.Connection;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Locale;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -21,16 +29,36 @@ class NamedLockEngineTest extends AbstractSessionEngineTest {
     }
 
     @Test
-    void theServerLockNameIsTheHexSha256OfTableNameAndKeyKeepingCase() {
+    void theServerLockNameIsTheHexSha256OfSchemaTableNameAndKeyKeepingTheKeysCase() throws Exception {
         NamedLockEngine engine = (NamedLockEngine) a;
+        String schema = new JdbcTemplate(plain).queryForObject("SELECT DATABASE()", String.class);
 
         String name = engine.serverLockName(new LockKey("order", "42"));
 
-        // sha256 of "biz_lock", NUL, "order", NUL, "42"
         assertThat(name)
-                .isEqualTo("f6de5b5155f82a0d1b955d7dfb44e2c0fba7dd340ebeb12273b076f7af595e6a")
+                .isEqualTo(HexFormat.of()
+                        .formatHex(MessageDigest.getInstance("SHA-256")
+                                .digest((schema.toLowerCase(Locale.ROOT) + "\0biz_lock\0order\0" + "42")
+                                        .getBytes(StandardCharsets.UTF_8))))
                 .isNotEqualTo(engine.serverLockName(new LockKey("Order", "42")))
                 .isNotEqualTo(engine.serverLockName(new LockKey("order4", "2")));
+    }
+
+    @Test
+    void withASecretTheServerLockNameIsAnHmacKeyedByIt() throws Exception {
+        String schema = new JdbcTemplate(plain).queryForObject("SELECT DATABASE()", String.class);
+        NamedLockEngine keyed = new NamedLockEngine(dao, plain, 1, "c", Duration.ofSeconds(1), "s3cret");
+        Mac hmac = Mac.getInstance("HmacSHA256");
+        hmac.init(new SecretKeySpec("s3cret".getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+
+        assertThat(keyed.serverLockName(new LockKey("order", "42")))
+                .isEqualTo(HexFormat.of()
+                        .formatHex(hmac.doFinal((schema.toLowerCase(Locale.ROOT) + "\0biz_lock\0order\0" + "42")
+                                .getBytes(StandardCharsets.UTF_8))))
+                .isNotEqualTo(((NamedLockEngine) a).serverLockName(new LockKey("order", "42")));
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new NamedLockEngine(dao, plain, 1, "c", Duration.ofSeconds(1), " "))
+                .withMessageContaining("secret must not be blank");
     }
 
     @Test

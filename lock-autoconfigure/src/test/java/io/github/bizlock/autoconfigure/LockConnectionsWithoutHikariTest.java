@@ -1,0 +1,66 @@
+package io.github.bizlock.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.bizlock.internal.jdbc.LockConnectionPool;
+import io.github.bizlock.test.TestDatabase;
+import io.github.bizlock.test.TestDatabaseExtension;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.jdbc.datasource.AbstractDataSource;
+import org.springframework.jdbc.datasource.SimpleDriverDataSource;
+
+/**
+ * Without HikariCP on the class path, LEASE writes still get connections of their own: bizlock's small pool of plain
+ * connections derived from the lock DataSource's URL and credentials, not the application's DataSource.
+ */
+@ExtendWith({TestDatabaseExtension.class, OutputCaptureExtension.class})
+class LockConnectionsWithoutHikariTest {
+
+    @Test
+    void lockWritesGetAPoolOfTheirOwnDerivedFromTheLockDataSource(TestDatabase database) throws Exception {
+        SimpleDriverDataSource application = new SimpleDriverDataSource();
+        application.setDriverClass(com.mysql.cj.jdbc.Driver.class);
+        application.setUrl(database.jdbcUrl());
+        application.setUsername(database.username());
+        application.setPassword(database.password());
+
+        DataSource writes = LockConnections.pool(application, 2, false);
+
+        assertThat(writes).isInstanceOf(LockConnectionPool.class).isNotSameAs(application);
+        try (LockConnectionPool pool = (LockConnectionPool) writes;
+                Connection connection = pool.getConnection();
+                Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("SELECT DATABASE()")) {
+            row.next();
+            assertThat(row.getString(1)).isEqualTo(database.name());
+        }
+    }
+
+    @Test
+    void aDataSourceWhoseUrlCannotBeReadLeavesLockWritesOnItWithAWarning(CapturedOutput output) {
+        DataSource opaque = new AbstractDataSource() {
+            @Override
+            public Connection getConnection() {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public Connection getConnection(String username, String password) {
+                throw new UnsupportedOperationException();
+            }
+        };
+
+        assertThat(LockConnections.pool(opaque, 2, false)).isNull();
+        assertThat(output.getAll())
+                .contains("bizlock: LEASE lock writes and renewals borrow connections from the application's"
+                        + " DataSource")
+                .contains("add com.zaxxer:HikariCP to give them a pool of their own");
+    }
+}

@@ -1,0 +1,39 @@
+package io.github.bizlock.internal.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import javax.sql.DataSource;
+
+/** A small pool for lock writes copied from an application's HikariCP pool; loaded only when HikariCP is present. */
+public final class HikariLockPool {
+
+    private HikariLockPool() {}
+
+    public static boolean isHikari(DataSource dataSource) {
+        return dataSource instanceof HikariDataSource;
+    }
+
+    /**
+     * A pool with every setting of {@code hikari} (URL, credentials, driver properties such as TLS, init SQL), resized
+     * to {@code size} and opened on first use, so that it starts while the database is down, as the application's own.
+     */
+    public static DataSource copyOf(DataSource hikari, int size) {
+        return resized(configOf((HikariDataSource) hikari), size);
+    }
+
+    /** A pool of {@code config}, resized as {@link #copyOf} does. */
+    public static HikariDataSource resized(HikariConfig config, int size) {
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(Math.min(1, size));
+        config.setInitializationFailTimeout(-1);
+        config.setRegisterMbeans(false);
+        return new HikariDataSource(config);
+    }
+
+    private static HikariConfig configOf(HikariDataSource hikari) {
+        HikariConfig config = new HikariConfig();
+        hikari.copyStateTo(config);
+        config.setPoolName(hikari.getPoolName() + "-bizlock");
+        return config;
+    }
+}
