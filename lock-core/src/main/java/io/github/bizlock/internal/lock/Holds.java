@@ -3,6 +3,7 @@ package io.github.bizlock.internal.lock;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockOptions;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
@@ -199,6 +200,28 @@ final class Holds {
         }
         if (loss != null) {
             throw losses.lostException(hold);
+        }
+    }
+
+    /**
+     * Refuses a wait or lease no lock can have, before anything is bound or asked for.
+     *
+     * @throws IllegalArgumentException naming the value and what to pass instead
+     */
+    static void requireValid(Duration wait, @Nullable Duration lease) {
+        Objects.requireNonNull(wait, "wait");
+        if (wait.isNegative()) {
+            throw new IllegalArgumentException("The wait time must not be negative, was " + wait
+                    + "; use Duration.ZERO to try once without waiting");
+        }
+        if (lease != null && (lease.isNegative() || lease.isZero())) {
+            throw new IllegalArgumentException("The lease time must be positive, was " + lease
+                    + "; leave it unset to have the watchdog renew the lease while the lock is held");
+        }
+        if (lease != null && lease.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            throw new IllegalArgumentException("The lease time must be at most 365 days (" + LockOptions.MAX_LEASE_TIME
+                    + "), was " + lease + "; leave it unset to have the watchdog renew the lease while the lock is"
+                    + " held");
         }
     }
 

@@ -110,6 +110,7 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
      *
      * @throws IllegalStateException naming the server setting, LEASE as the mode to use, and the declaration
      */
+    @Override
     public void requireAllowedHere() {
         if (clusterRefusal != null) {
             throw new IllegalStateException(clusterRefusal);
