@@ -27,7 +27,7 @@ public final class SessionCanceller {
     /**
      * How long a killed statement may go on before it is killed again. A {@code KILL QUERY} that reaches the server
      * before the statement it is meant for finds the session idle and is dropped; the statement would then wait its
-     * whole server-side timeout (a year, for a wait without a deadline).
+     * whole server-side timeout (24 days, for a wait without a deadline).
      */
     static final long KILL_AGAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
