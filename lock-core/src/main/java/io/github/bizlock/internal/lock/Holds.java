@@ -109,13 +109,9 @@ final class Holds {
                 HeldGrant held = new HeldGrant(grant, engine, renewed);
                 Hold hold = held.begin(Thread.currentThread(), onLost);
                 if (Thread.interrupted()) {
-                    // Interrupted while the database granted it: give it back, so an interrupted wait holds nothing.
-                    try {
-                        engine.release(grant);
-                    } catch (RuntimeException ex) {
-                        Thread.currentThread().interrupt(); // the caller must still see the interrupt
-                        throw ex;
-                    }
+                    // Interrupted while the database granted it: an interrupted wait holds nothing and returns now,
+                    // so the grant goes back in the background, retried until the database answers.
+                    handOff.giveBackUnheld(held);
                     throw new InterruptedException("Interrupted while acquiring " + key);
                 }
                 gate.heldGrant = held;
