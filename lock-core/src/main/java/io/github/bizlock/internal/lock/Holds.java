@@ -50,6 +50,8 @@ final class Holds {
      * Passes the key's gate to a hold: this thread's own hold again (reentry), a grant another thread of this process
      * handed over, or a new grant from {@code engine}.
      *
+     * @param deadline when the wait ends ({@link #deadline}): counted from the call, so that what ran before (the
+     *     name's binding) is part of the wait
      * @return the handle, or empty if the lock was still held elsewhere when the wait ended
      */
     Optional<LockHandle> acquire(
@@ -57,10 +59,10 @@ final class Holds {
             LockMode mode,
             LockEngine engine,
             Duration wait,
+            long deadline,
             @Nullable Duration lease,
             LockLostPolicy onLost)
             throws InterruptedException {
-        long deadline = deadline(wait);
         Gate gate = gates.enter(new Gate.Id(mode, key));
         boolean entered = false;
         try {

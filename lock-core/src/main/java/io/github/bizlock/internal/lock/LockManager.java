@@ -155,8 +155,9 @@ public final class LockManager implements AutoCloseable {
         LockObserver.Outcome outcome = LockObserver.Outcome.FAILED;
         try {
             engine.requireAllowedHere(); // before the name is bound: a refused call leaves nothing behind
-            modeBindings.check(key.name(), mode, Holds.deadline(wait) + LockEngine.DEADLINE_SLACK.toNanos());
-            Optional<LockHandle> handle = holds.acquire(key, mode, engine, wait, lease, onLost);
+            long deadline = Holds.deadline(wait); // one for the name's binding and the acquisition
+            modeBindings.check(key.name(), mode, deadline + LockEngine.DEADLINE_SLACK.toNanos());
+            Optional<LockHandle> handle = holds.acquire(key, mode, engine, wait, deadline, lease, onLost);
             if (handle.isPresent() && shuttingDown) {
                 // Granted while the shutdown began: nobody would renew it. Given back, and refused like a new one.
                 try {
