@@ -164,6 +164,7 @@ final class Holds {
         if (handOff.mayHandOver(gate, held)) {
             // Another thread of this process waits: it takes the grant from here, without a round trip.
             held.handOver();
+            hold.clearInterruptForLoss(); // after the hand-over, no loss of this grant interrupts this hold
             // Leave before unlocking, so the next holder counts only the threads that still wait.
             gates.leave(gate);
             gate.local.unlock();
@@ -186,6 +187,7 @@ final class Holds {
                 }
             }
         } finally {
+            hold.clearInterruptForLoss(); // the watchdog stopped: no later loss interrupts this hold
             boolean firstReport = loss != null && held.markLost(loss);
             held.markReleased();
             gate.heldGrant = null;
