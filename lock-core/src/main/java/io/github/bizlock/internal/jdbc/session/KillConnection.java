@@ -21,6 +21,7 @@ final class KillConnection {
     private final ReentrantLock lock = new ReentrantLock();
 
     private @Nullable Connection control;
+    private boolean closed;
 
     KillConnection(DataSource dataSource) {
         this.dataSource = dataSource;
@@ -28,22 +29,38 @@ final class KillConnection {
 
     /**
      * The connection, opened if there is none. Call it under no watch's guard: opening may wait for the driver's connect
-     * timeout.
+     * timeout, which is why it runs outside this class's lock too (closing the canceller does not wait for it).
+     *
+     * @throws SQLException if it could not be opened, or the canceller was closed meanwhile
      */
     Connection open() throws SQLException {
         lock.lock();
         try {
+            if (control != null) {
+                return control;
+            }
+        } finally {
+            lock.unlock();
+        }
+        Connection opened = dataSource.getConnection();
+        try {
+            opened.setAutoCommit(true);
+            // A kill that gets no answer must not hold up the watch, and the thread closing it, for long.
+            opened.setNetworkTimeout(Runnable::run, (int) LockEngine.RELEASE_TIMEOUT.toMillis());
+        } catch (SQLException ex) {
+            SessionPool.closeQuietly(opened);
+            throw ex;
+        }
+        lock.lock();
+        try {
+            if (closed) {
+                SessionPool.closeQuietly(opened);
+                throw new SQLException("The bizlock session canceller is closed");
+            }
             if (control == null) {
-                Connection opened = dataSource.getConnection();
-                try {
-                    opened.setAutoCommit(true);
-                    // A kill that gets no answer must not hold up the watch, and the thread closing it, for long.
-                    opened.setNetworkTimeout(Runnable::run, (int) LockEngine.RELEASE_TIMEOUT.toMillis());
-                } catch (SQLException ex) {
-                    SessionPool.closeQuietly(opened);
-                    throw ex;
-                }
                 control = opened;
+            } else {
+                SessionPool.closeQuietly(opened); // another kill opened one meanwhile
             }
             return control;
         } finally {
@@ -73,6 +90,7 @@ final class KillConnection {
     void close() {
         lock.lock();
         try {
+            closed = true;
             if (control != null) {
                 SessionPool.closeQuietly(control);
                 control = null;
