@@ -4,6 +4,11 @@ import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.lock.LockManager;
 import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -29,12 +34,20 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
     /** How long after a failed attempt callers get its failure instead of connecting again. */
     static final Duration RETRY_AFTER = Duration.ofSeconds(1);
 
+    /**
+     * How long a caller waits for a new attempt after a failed one: what a database that answers needs (as {@link
+     * io.github.bizlock.internal.engine.LockEngine#DEADLINE_SLACK}).
+     */
+    static final Duration NEW_ATTEMPT_WAIT = Duration.ofSeconds(1);
+
     private final ListableBeanFactory beanFactory;
     private final boolean failFast;
     private final ReentrantLock creating = new ReentrantLock();
     private volatile @Nullable LockManager manager;
     private volatile @Nullable RuntimeException lastFailure;
-    private long lastFailureNanos;
+    private volatile long lastFailureNanos;
+    /** The new attempt under way on a thread of its own, if any; guarded by {@link #creating}. */
+    private @Nullable CompletableFuture<LockManager> attempt;
 
     LockDatabaseStartup(ListableBeanFactory beanFactory, boolean failFast) {
         this.beanFactory = beanFactory;
@@ -59,20 +72,29 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
     }
 
     /**
-     * The lock manager, with the lock beans created on the first call that finds the database answering.
+     * The lock manager, with the lock beans created on the first call that finds the database answering. The start's
+     * attempt runs on the caller's thread; a new one after it failed runs on a thread of its own ({@code
+     * bizlock-start}), which the caller waits for at most {@link #NEW_ATTEMPT_WAIT}: a database that takes connections
+     * and says nothing would otherwise hold the first lock for the driver's connect timeout. An attempt the caller
+     * stopped waiting for goes on, and the lock manager it creates serves the next lock.
      *
      * @throws RuntimeException why they could not be created; the last attempt's failure, without a new one, for
-     *     {@link #RETRY_AFTER} after it
+     *     {@link #RETRY_AFTER} after it and while a new attempt is under way
      */
     LockManager manager() {
         LockManager created = manager;
         if (created != null) {
             return created;
         }
+        return lastFailure == null ? createHere() : createInBackground();
+    }
+
+    /** The start's attempt (or a call before it), on the caller's thread. */
+    private LockManager createHere() {
         // A lock, not synchronized: creating the beans waits on the database, which would pin a virtual thread.
         if (!creating.tryLock()) {
-            // Another caller is trying the database again, which may take the pool's connection timeout while it does
-            // not answer: the others fail at once with the last attempt's failure rather than wait behind it.
+            // Another caller is trying the database, which may take the pool's connection timeout while it does not
+            // answer: the others fail at once with the last attempt's failure rather than wait behind it.
             RuntimeException failure = lastFailure;
             if (failure != null) {
                 throw failure;
@@ -80,27 +102,96 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
             creating.lock();
         }
         try {
-            created = manager;
+            LockManager created = manager;
             if (created != null) {
                 return created;
             }
-            RuntimeException failure = lastFailure;
-            if (failure != null && System.nanoTime() - lastFailureNanos < RETRY_AFTER.toNanos()) {
-                throw failure;
+            if (lastFailure == null) {
+                return create();
             }
-            try {
-                created = beanFactory.getBean(LockManager.class);
-                beanFactory.getBeanProvider(Housekeeper.class).ifAvailable(housekeeper -> {});
-            } catch (RuntimeException ex) {
-                lastFailure = ex;
-                lastFailureNanos = System.nanoTime();
-                throw ex;
-            }
-            lastFailure = null;
-            manager = created;
-            return created;
         } finally {
             creating.unlock();
+        }
+        return createInBackground(); // the start failed while this caller waited for it
+    }
+
+    /** A new attempt after a failed one, on a thread of its own; the caller waits for it a bounded time. */
+    private LockManager createInBackground() {
+        CompletableFuture<LockManager> current;
+        RuntimeException failure;
+        creating.lock();
+        try {
+            LockManager created = manager;
+            if (created != null) {
+                return created;
+            }
+            failure = Objects.requireNonNull(lastFailure);
+            if (attempt != null || System.nanoTime() - lastFailureNanos < RETRY_AFTER.toNanos()) {
+                throw failure;
+            }
+            current = new CompletableFuture<>();
+            attempt = current;
+            Thread thread = new Thread(() -> attempt(current), "bizlock-start");
+            thread.setDaemon(true);
+            thread.start();
+        } finally {
+            creating.unlock();
+        }
+        try {
+            return current.get(NEW_ATTEMPT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException ex) {
+            if (ex.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw (RuntimeException) ex.getCause();
+        } catch (TimeoutException ex) {
+            return stillCreating(failure);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return stillCreating(failure);
+        }
+    }
+
+    /** The lock manager if the attempt the caller stopped waiting for has just created it, else the last failure. */
+    private LockManager stillCreating(RuntimeException before) {
+        LockManager created = manager;
+        if (created != null) {
+            return created;
+        }
+        RuntimeException latest = lastFailure;
+        throw latest != null ? latest : before;
+    }
+
+    private void attempt(CompletableFuture<LockManager> current) {
+        try {
+            current.complete(create());
+        } catch (RuntimeException ex) {
+            current.completeExceptionally(ex);
+        } catch (Error ex) {
+            current.completeExceptionally(ex);
+            throw ex;
+        } finally {
+            creating.lock();
+            try {
+                attempt = null;
+            } finally {
+                creating.unlock();
+            }
+        }
+    }
+
+    /** Creates the lock beans, recording the failure or the lock manager. */
+    private LockManager create() {
+        try {
+            LockManager created = beanFactory.getBean(LockManager.class);
+            beanFactory.getBeanProvider(Housekeeper.class).ifAvailable(housekeeper -> {});
+            manager = created;
+            lastFailure = null;
+            return created;
+        } catch (RuntimeException ex) {
+            lastFailureNanos = System.nanoTime();
+            lastFailure = ex;
+            throw ex;
         }
     }
 

@@ -112,6 +112,42 @@ class LockDatabaseStartupTest {
         assertThat(startup.createdManager()).isNull();
     }
 
+    @Test
+    void theFirstLockAfterAFailedStartWaitsForANewAttemptOnlyABoundedTime() throws Exception {
+        CountDownLatch databaseAnswers = new CountDownLatch(1);
+        AtomicInteger attempts = new AtomicInteger();
+        DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+        beans.registerBeanDefinition(
+                "lockManager",
+                BeanDefinitionBuilder.genericBeanDefinition(LockManager.class, () -> {
+                            // The start's attempt fails; the next one meets a database that takes connections and
+                            // says nothing, until the driver's connect timeout (here: until the test lets it end).
+                            if (attempts.incrementAndGet() > 1) {
+                                await(databaseAnswers);
+                            }
+                            throw new IllegalStateException("the lock database does not answer");
+                        })
+                        .getBeanDefinition());
+        LockDatabaseStartup startup = new LockDatabaseStartup(beans, false);
+        Throwable atStart = catchThrowable(startup::manager);
+        Thread.sleep(LockDatabaseStartup.RETRY_AFTER.toMillis() + 100); // past it, the next lock tries again
+
+        long started = System.nanoTime();
+        Throwable firstLock = catchThrowable(startup::manager);
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+
+        try {
+            assertThat(attempts).as("the first lock tried again").hasValue(2);
+            // Ceiling, not a measurement: the caller waited for the whole connect (here up to 60 s).
+            assertThat(millis).as("the first lock after a failed start").isLessThan(10_000);
+            assertThat(firstLock)
+                    .as("the last attempt's failure, where the database is and what to check")
+                    .isSameAs(atStart);
+        } finally {
+            databaseAnswers.countDown();
+        }
+    }
+
     private static void await(CountDownLatch latch) {
         try {
             latch.await(60, TimeUnit.SECONDS);

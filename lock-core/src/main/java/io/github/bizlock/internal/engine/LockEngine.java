@@ -26,6 +26,14 @@ public interface LockEngine {
     LockMode mode();
 
     /**
+     * Fails when this engine's locks would not exclude each other on this server. The lock manager asks before it binds
+     * the name to the mode, so a refused call leaves nothing behind.
+     *
+     * @throws IllegalStateException naming why, and what to use or declare instead
+     */
+    default void requireAllowedHere() {}
+
+    /**
      * Whether {@link #release} waits for the database at most {@link #RELEASE_TIMEOUT} on its own, so the lock manager
      * runs it on the unlocking thread. An engine whose connections it does not own cannot promise that (a pool may
      * make it wait for a connection far longer): its releases run on a thread of their own, which the unlocking thread

@@ -101,6 +101,15 @@ final class HandOff {
     }
 
     /**
+     * Gives back a grant whose acquirer was interrupted as it came, in the background: nobody holds it or waits for
+     * its release, which the {@link Releaser} retries until the database answers.
+     */
+    void giveBackUnheld(HeldGrant held) {
+        held.markReleased();
+        releaser.releaseInBackground(held);
+    }
+
+    /**
      * How many fencing tokens a grant handed over {@code handoffs} times reserves: its holder's, and while
      * {@code otherThreads} wait, one for each hand-off still allowed, so they cost no statement of their own.
      */

@@ -155,6 +155,8 @@ final class HeldGrant {
         if (released || releasing || hold != lost) {
             return false;
         }
+        // An interrupt already pending is someone else's: the hold's end must leave it, so this one is not recorded.
+        lost.interruptedForLoss = !lost.thread.isInterrupted();
         lost.thread.interrupt();
         return true;
     }

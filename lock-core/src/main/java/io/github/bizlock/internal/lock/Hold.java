@@ -14,6 +14,12 @@ final class Hold {
     final LockLostPolicy onLost;
     final long acquiredNanos = System.nanoTime();
 
+    /**
+     * Whether bizlock interrupted the thread for a loss ({@code onLost = INTERRUPT}) while no other interrupt was
+     * pending: that interrupt is bizlock's own to clear when the hold ends.
+     */
+    volatile boolean interruptedForLoss;
+
     /** 0 until issued; written under the held grant's token lock. */
     private volatile long token;
 
@@ -21,6 +27,17 @@ final class Hold {
         this.heldGrant = heldGrant;
         this.thread = thread;
         this.onLost = onLost;
+    }
+
+    /**
+     * Clears the interrupt bizlock sent for a loss, if it is still pending as the hold ends (on the holder's thread, once
+     * no further one can come): a pooled thread's next, unrelated task must not get it.
+     */
+    void clearInterruptForLoss() {
+        if (interruptedForLoss) {
+            interruptedForLoss = false;
+            Thread.interrupted();
+        }
     }
 
     /** The token issued to this hold, or 0 if none was issued yet. */

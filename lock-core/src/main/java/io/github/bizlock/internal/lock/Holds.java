@@ -3,6 +3,7 @@ package io.github.bizlock.internal.lock;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockOptions;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
@@ -49,6 +50,8 @@ final class Holds {
      * Passes the key's gate to a hold: this thread's own hold again (reentry), a grant another thread of this process
      * handed over, or a new grant from {@code engine}.
      *
+     * @param deadline when the wait ends ({@link #deadline}): counted from the call, so that what ran before (the
+     *     name's binding) is part of the wait
      * @return the handle, or empty if the lock was still held elsewhere when the wait ended
      */
     Optional<LockHandle> acquire(
@@ -56,10 +59,10 @@ final class Holds {
             LockMode mode,
             LockEngine engine,
             Duration wait,
+            long deadline,
             @Nullable Duration lease,
             LockLostPolicy onLost)
             throws InterruptedException {
-        long deadline = deadline(wait);
         Gate gate = gates.enter(new Gate.Id(mode, key));
         boolean entered = false;
         try {
@@ -108,13 +111,9 @@ final class Holds {
                 HeldGrant held = new HeldGrant(grant, engine, renewed);
                 Hold hold = held.begin(Thread.currentThread(), onLost);
                 if (Thread.interrupted()) {
-                    // Interrupted while the database granted it: give it back, so an interrupted wait holds nothing.
-                    try {
-                        engine.release(grant);
-                    } catch (RuntimeException ex) {
-                        Thread.currentThread().interrupt(); // the caller must still see the interrupt
-                        throw ex;
-                    }
+                    // Interrupted while the database granted it: an interrupted wait holds nothing and returns now,
+                    // so the grant goes back in the background, retried until the database answers.
+                    handOff.giveBackUnheld(held);
                     throw new InterruptedException("Interrupted while acquiring " + key);
                 }
                 gate.heldGrant = held;
@@ -165,6 +164,7 @@ final class Holds {
         if (handOff.mayHandOver(gate, held)) {
             // Another thread of this process waits: it takes the grant from here, without a round trip.
             held.handOver();
+            hold.clearInterruptForLoss(); // after the hand-over, no loss of this grant interrupts this hold
             // Leave before unlocking, so the next holder counts only the threads that still wait.
             gates.leave(gate);
             gate.local.unlock();
@@ -187,6 +187,7 @@ final class Holds {
                 }
             }
         } finally {
+            hold.clearInterruptForLoss(); // the watchdog stopped: no later loss interrupts this hold
             boolean firstReport = loss != null && held.markLost(loss);
             held.markReleased();
             gate.heldGrant = null;
@@ -199,6 +200,28 @@ final class Holds {
         }
         if (loss != null) {
             throw losses.lostException(hold);
+        }
+    }
+
+    /**
+     * Refuses a wait or lease no lock can have, before anything is bound or asked for.
+     *
+     * @throws IllegalArgumentException naming the value and what to pass instead
+     */
+    static void requireValid(Duration wait, @Nullable Duration lease) {
+        Objects.requireNonNull(wait, "wait");
+        if (wait.isNegative()) {
+            throw new IllegalArgumentException("The wait time must not be negative, was " + wait
+                    + "; use Duration.ZERO to try once without waiting");
+        }
+        if (lease != null && (lease.isNegative() || lease.isZero())) {
+            throw new IllegalArgumentException("The lease time must be positive, was " + lease
+                    + "; leave it unset to have the watchdog renew the lease while the lock is held");
+        }
+        if (lease != null && lease.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            throw new IllegalArgumentException("The lease time must be at most 365 days (" + LockOptions.MAX_LEASE_TIME
+                    + "), was " + lease + "; leave it unset to have the watchdog renew the lease while the lock is"
+                    + " held");
         }
     }
 

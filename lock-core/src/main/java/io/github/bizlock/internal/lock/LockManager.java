@@ -149,14 +149,16 @@ public final class LockManager implements AutoCloseable {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(onLost, "onLost");
         LockEngine engine = engine(mode);
-        requireValid(wait, lease);
+        Holds.requireValid(wait, lease);
         refuseWhileShuttingDown(key);
         LockObserver.Acquisition acquisition = observer.acquisitionStarted(key, mode);
         long started = System.nanoTime();
         LockObserver.Outcome outcome = LockObserver.Outcome.FAILED;
         try {
-            modeBindings.check(key.name(), mode, Holds.deadline(wait) + LockEngine.DEADLINE_SLACK.toNanos());
-            Optional<LockHandle> handle = holds.acquire(key, mode, engine, wait, lease, onLost);
+            engine.requireAllowedHere(); // before the name is bound: a refused call leaves nothing behind
+            long deadline = Holds.deadline(wait); // one for the name's binding and the acquisition
+            modeBindings.check(key.name(), mode, deadline + LockEngine.DEADLINE_SLACK.toNanos());
+            Optional<LockHandle> handle = holds.acquire(key, mode, engine, wait, deadline, lease, onLost);
             if (handle.isPresent() && shuttingDown) {
                 // Granted while the shutdown began: nobody would renew it. Given back, and refused like a new one.
                 try {
@@ -296,23 +298,6 @@ public final class LockManager implements AutoCloseable {
                     "No engine for lock mode " + mode + " is configured; available: " + engines.keySet());
         }
         return engine;
-    }
-
-    private static void requireValid(Duration wait, @Nullable Duration lease) {
-        Objects.requireNonNull(wait, "wait");
-        if (wait.isNegative()) {
-            throw new IllegalArgumentException("The wait time must not be negative, was " + wait
-                    + "; use Duration.ZERO to try once without waiting");
-        }
-        if (lease != null && (lease.isNegative() || lease.isZero())) {
-            throw new IllegalArgumentException("The lease time must be positive, was " + lease
-                    + "; leave it unset to have the watchdog renew the lease while the lock is held");
-        }
-        if (lease != null && lease.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
-            throw new IllegalArgumentException("The lease time must be at most 365 days (" + LockOptions.MAX_LEASE_TIME
-                    + "), was " + lease + "; leave it unset to have the watchdog renew the lease while the lock is"
-                    + " held");
-        }
     }
 
     /** Builds a {@link LockManager}. */

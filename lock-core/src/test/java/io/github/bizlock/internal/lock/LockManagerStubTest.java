@@ -13,14 +13,17 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockReleaseException;
 import io.github.bizlock.LossCause;
+import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
+import io.github.bizlock.internal.engine.ModeBindingStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -313,6 +316,41 @@ class LockManagerStubTest {
         assertThat(releaser.isAlive()).as("the release thread ended").isFalse();
         notifier.join(5000);
         assertThat(notifier.isAlive()).as("the listeners' thread ended").isFalse();
+    }
+
+    @Test
+    void aNamesFirstBindingAndItsAcquisitionShareOneDeadline() throws Exception {
+        AtomicLong bindingDeadline = new AtomicLong();
+        ModeBindingStore slowBindings = new ModeBindingStore() {
+            @Override
+            public LockMode bind(String name, LockMode mode, long deadlineNanos) {
+                bindingDeadline.set(deadlineNanos);
+                try {
+                    Thread.sleep(50); // a round trip to the database
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+                return mode;
+            }
+
+            @Override
+            public String changeStatements(String name, LockMode mode) {
+                return "";
+            }
+        };
+        StubEngine stub = new StubEngine();
+        try (LockManager locks = LockManager.builder("one-deadline")
+                .engine(stub)
+                .modeBindings(slowBindings)
+                .build()) {
+            locks.tryAcquire(new LockKey("first", "k"), LockMode.LEASE, Duration.ofSeconds(1), null)
+                    .orElseThrow()
+                    .close();
+
+            assertThat(stub.lastDeadlineNanos)
+                    .as("the acquisition ends when the wait that the binding began ends, not a wait after it")
+                    .isEqualTo(bindingDeadline.get() - LockEngine.DEADLINE_SLACK.toNanos());
+        }
     }
 
     @Test

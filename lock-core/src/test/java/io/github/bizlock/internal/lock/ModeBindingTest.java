@@ -8,9 +8,20 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockModeConflictException;
 import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.dialect.ClusterTopology;
+import io.github.bizlock.internal.jdbc.dialect.Dialect;
+import io.github.bizlock.internal.jdbc.dialect.Dialects;
+import io.github.bizlock.internal.jdbc.dialect.TableName;
+import io.github.bizlock.internal.jdbc.named.NamedLockEngine;
+import io.github.bizlock.internal.jdbc.row.RowLockEngine;
+import io.github.bizlock.internal.jdbc.session.SessionLocks;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +39,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 /**
  * One lock name, one mode: a name is bound to the mode of its first acquisition, for every instance on the database,
@@ -292,6 +304,42 @@ class ModeBindingTest {
             if (!statement.isBlank()) {
                 jdbc.execute(statement.strip());
             }
+        }
+    }
+
+    @Test
+    void aRowOrNamedCallRefusedOnAMultiWriterClusterLeavesItsNameUnbound() throws Exception {
+        String instanceId = InstanceId.generate();
+        BizLockDao galera = new BizLockDao(
+                dataSource, new DataSourceTransactionManager(dataSource), galeraNodeOfThisServer(), TableName.DEFAULT);
+        DataSource sessions = SessionLocks.dedicated(dataSource);
+        LockManager onCluster = LockFixture.manager(LockFixture.dao(dataSource), instanceId)
+                .engine(new RowLockEngine(galera, sessions, 8, instanceId))
+                .engine(new NamedLockEngine(galera, sessions, 8, instanceId))
+                .build();
+        managers.add(onCluster);
+        LockKey key = new LockKey("refused-on-cluster", "1");
+        for (LockMode refused : new LockMode[] {LockMode.ROW, LockMode.NAMED}) {
+            assertThatThrownBy(() -> onCluster.tryAcquire(key, refused, Duration.ZERO, null))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("bizlock refuses " + refused + " locks on this server");
+        }
+        try (LockHandle lease = acquire(instance(), key, LockMode.LEASE)) {
+            assertThat(lease.isHeld())
+                    .as("the refused calls bound nothing: the name is free for its first real use")
+                    .isTrue();
+        }
+    }
+
+    /** This test server's dialect, as on a Galera node: ROW and NAMED are refused there before any statement. */
+    private Dialect galeraNodeOfThisServer() throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            DatabaseMetaData meta = connection.getMetaData();
+            return Dialects.forServer(
+                    meta.getDatabaseProductName(),
+                    meta.getDatabaseProductVersion(),
+                    TableName.DEFAULT,
+                    new ClusterTopology(ClusterTopology.Kind.GALERA, "wsrep_on=ON (pretended by a test)", false));
         }
     }
 

@@ -57,6 +57,9 @@ final class StubEngine implements LockEngine, AutoCloseable {
     /** The fencing tokens each acquisition asked to reserve. */
     final List<Integer> reservations = new CopyOnWriteArrayList<>();
 
+    /** The deadline ({@link System#nanoTime()}) of the last acquisition. */
+    volatile long lastDeadlineNanos;
+
     /** Runs in each acquisition, before the grant is returned. */
     volatile Runnable onAcquire = () -> {};
 
@@ -126,6 +129,7 @@ final class StubEngine implements LockEngine, AutoCloseable {
 
     @Override
     public @Nullable Grant acquire(LockKey key, Duration lease, int tokens, long deadlineNanos) {
+        lastDeadlineNanos = deadlineNanos;
         if (heldElsewhere.contains(key)) {
             return null;
         }

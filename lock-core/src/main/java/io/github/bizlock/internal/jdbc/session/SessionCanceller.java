@@ -1,9 +1,7 @@
 package io.github.bizlock.internal.jdbc.session;
 
-import io.github.bizlock.internal.engine.LockEngine;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -23,14 +21,13 @@ import org.slf4j.LoggerFactory;
 public final class SessionCanceller {
 
     private static final Logger log = LoggerFactory.getLogger(SessionCanceller.class);
-    private static final int ER_NO_SUCH_THREAD = 1094;
     /** How often the canceller looks at its watches while it has any, and while it waits for more. */
     static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     /**
      * How long a killed statement may go on before it is killed again. A {@code KILL QUERY} that reaches the server
      * before the statement it is meant for finds the session idle and is dropped; the statement would then wait its
-     * whole server-side timeout (a year, for a wait without a deadline).
+     * whole server-side timeout (24 days, for a wait without a deadline).
      */
     static final long KILL_AGAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
@@ -43,14 +40,10 @@ public final class SessionCanceller {
         INTERRUPT
     }
 
-    private final DataSource dataSource;
+    private final KillConnection kills;
     private final int idlePollsBeforeParking;
     private final Set<Watch> watches = ConcurrentHashMap.newKeySet();
     private final Thread canceller;
-    /** Locks, not monitors: kills run statements under them (a virtual thread would pin its carrier in a monitor). */
-    private final ReentrantLock controlLock = new ReentrantLock();
-
-    private @Nullable Connection control;
     private volatile boolean closed;
 
     /** When the canceller wakes on its own next ({@link System#nanoTime()}), or {@code Long.MAX_VALUE} if it will not. */
@@ -67,7 +60,7 @@ public final class SessionCanceller {
      *     tests that need it parked without waiting a second
      */
     SessionCanceller(DataSource dataSource, int idlePollsBeforeParking) {
-        this.dataSource = dataSource;
+        this.kills = new KillConnection(dataSource);
         this.idlePollsBeforeParking = idlePollsBeforeParking;
         this.canceller = new Thread(this::cancelLoop, "bizlock-session-canceller");
         this.canceller.setDaemon(true);
@@ -146,22 +139,40 @@ public final class SessionCanceller {
             return now - deadlineNanos >= 0 ? Ending.DEADLINE : null;
         }
 
-        /** Kills the statement, and again while it runs on: the first kill may have come before it. */
+        /**
+         * Kills the statement, and again while it runs on: the first kill may have come before it. The kill connection
+         * is opened before the guard is taken: a database that does not answer new connections would otherwise hold up
+         * the watch's close, and with it the wait that the kill was to end, for the driver's whole connect timeout.
+         */
         void kill(Ending why, long now) {
-            guard.lock();
+            if (!wanted(now)) {
+                return;
+            }
             try {
-                if (finished || (ending != null && tooSoonToKillAgain(killedAtNanos, now))) {
-                    return;
-                }
+                Connection connection = kills.open();
+                guard.lock();
                 try {
-                    killQuery(session.connectionId());
+                    if (!wanted(now)) {
+                        return;
+                    }
+                    kills.killQuery(connection, session.connectionId());
                     if (ending == null) {
                         ending = why;
                     }
                     killedAtNanos = System.nanoTime();
-                } catch (SQLException ex) {
-                    log.warn("bizlock could not end a lock wait with KILL QUERY {}; trying again", session, ex);
+                } finally {
+                    guard.unlock();
                 }
+            } catch (SQLException ex) {
+                log.warn("bizlock could not end a lock wait with KILL QUERY {}; trying again", session, ex);
+            }
+        }
+
+        /** Whether the statement is to be killed at {@code now}: the watch is open, and not killed just before. */
+        private boolean wanted(long now) {
+            guard.lock();
+            try {
+                return !finished && (ending == null || !tooSoonToKillAgain(killedAtNanos, now));
             } finally {
                 guard.unlock();
             }
@@ -259,46 +270,10 @@ public final class SessionCanceller {
         }
     }
 
-    private void killQuery(long connectionId) throws SQLException {
-        controlLock.lock();
-        try {
-            try {
-                if (control == null) {
-                    control = dataSource.getConnection();
-                    control.setAutoCommit(true);
-                    // A kill that gets no answer must not hold up the watch, and the lock thread closing it, for long.
-                    control.setNetworkTimeout(Runnable::run, (int) LockEngine.RELEASE_TIMEOUT.toMillis());
-                }
-                try (Statement statement = control.createStatement()) {
-                    statement.execute(SessionSql.killQuery(connectionId));
-                }
-            } catch (SQLException ex) {
-                if (ex.getErrorCode() == ER_NO_SUCH_THREAD) {
-                    return; // the session ended anyway
-                }
-                if (control != null) {
-                    SessionPool.closeQuietly(control);
-                    control = null;
-                }
-                throw ex;
-            }
-        } finally {
-            controlLock.unlock();
-        }
-    }
-
     /** Stops the thread and closes the kill connection. */
     void close() {
         closed = true;
         LockSupport.unpark(canceller);
-        controlLock.lock();
-        try {
-            if (control != null) {
-                SessionPool.closeQuietly(control);
-                control = null;
-            }
-        } finally {
-            controlLock.unlock();
-        }
+        kills.close();
     }
 }

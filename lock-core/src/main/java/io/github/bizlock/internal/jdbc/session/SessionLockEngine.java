@@ -110,6 +110,7 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
      *
      * @throws IllegalStateException naming the server setting, LEASE as the mode to use, and the declaration
      */
+    @Override
     public void requireAllowedHere() {
         // A lock of one node: refused on a multi-writer cluster unless the user declared a single writer, and while the
         // deployment is not known (read again here).

@@ -9,8 +9,12 @@ public final class SessionSupport {
     /** ER_QUERY_INTERRUPTED: a statement ended by {@code KILL QUERY}. */
     static final int ER_QUERY_INTERRUPTED = 1317;
 
-    /** The longest single server-side wait asked for; longer waits repeat it. About a year. */
-    private static final long MAX_SERVER_WAIT_SECONDS = 365L * 24 * 3600;
+    /**
+     * The longest single server-side wait asked for; longer waits repeat it. 24 days: its read timeout, with the
+     * statement timeout on top, must fit the driver's {@code int} of milliseconds (about 24.8 days), or the wait would
+     * get none and a dead connection would block it for ever.
+     */
+    private static final long MAX_SERVER_WAIT_SECONDS = TimeUnit.DAYS.toSeconds(24);
 
     private SessionSupport() {}
 
@@ -28,9 +32,14 @@ public final class SessionSupport {
         return Math.max(2, ceilSeconds(lease.multipliedBy(2).toNanos()));
     }
 
-    /** The read timeout for a wait of {@code remainingNanos}: the wait plus the usual statement timeout. */
+    /**
+     * The read timeout for a wait of {@code remainingNanos}: the server-side wait (at most {@link
+     * #MAX_SERVER_WAIT_SECONDS}) plus the usual statement timeout; never 0, which would mean no limit.
+     */
     static long waitReadTimeoutMillis(long remainingNanos) {
-        long millis = TimeUnit.NANOSECONDS.toMillis(remainingNanos) + SessionPool.STATEMENT_TIMEOUT.toMillis();
-        return millis > Integer.MAX_VALUE ? 0 : millis;
+        long waitMillis = Math.min(
+                TimeUnit.NANOSECONDS.toMillis(Math.max(0, remainingNanos)),
+                TimeUnit.SECONDS.toMillis(MAX_SERVER_WAIT_SECONDS));
+        return waitMillis + SessionPool.STATEMENT_TIMEOUT.toMillis();
     }
 }

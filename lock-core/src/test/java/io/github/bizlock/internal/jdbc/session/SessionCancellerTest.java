@@ -10,13 +10,16 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /** R5, deadlines hold: the {@code KILL QUERY} watcher ends a watched statement whenever its kill arrives. */
@@ -96,6 +99,105 @@ class SessionCancellerTest {
             interrupter.shutdownNow();
             Thread.interrupted(); // the interrupt was for the statement, not for the test
             canceller.close();
+        }
+    }
+
+    @Test
+    void aKillConnectionThatCannotBeOpenedHoldsUpNoWatchAndIsOpenedOnceTheDatabaseAnswers(TestDatabase database)
+            throws Exception {
+        DataSource plain = new DriverManagerDataSource(database.jdbcUrl(), database.username(), database.password());
+        CountDownLatch answers = new CountDownLatch(1);
+        DataSource silent = silentUntil(answers, plain);
+        SessionCanceller canceller = new SessionCanceller(silent);
+        try (Connection connection = plain.getConnection();
+                Statement statement = connection.createStatement()) {
+            Session session = new Session(connection, connectionId(statement));
+            long started = System.nanoTime();
+            SessionCanceller.Watch watch = canceller.watch(session, started + TimeUnit.MILLISECONDS.toNanos(200));
+            try {
+                // The kill cannot go out: the statement ends on its own, as a wait ends at its read timeout.
+                statement.execute("SELECT SLEEP(1)");
+            } finally {
+                watch.close();
+            }
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            // Ceiling, not a measurement: closing the watch waited for the kill connection's connect (here 20 s).
+            assertThat(millis).as("the watched statement and its watch's close").isLessThan(10_000);
+            assertThat(watch.ending()).isNull();
+
+            answers.countDown();
+            SessionCanceller.Watch next = canceller.watch(session, System.nanoTime());
+            endedWithin5s(statement, next);
+            assertThat(next.ending()).isEqualTo(SessionCanceller.Ending.DEADLINE);
+        } finally {
+            answers.countDown();
+            canceller.close();
+        }
+    }
+
+    @Test
+    void closingTheCancellerDoesNotWaitForAKillConnectionBeingOpened(TestDatabase database) throws Exception {
+        DataSource plain = new DriverManagerDataSource(database.jdbcUrl(), database.username(), database.password());
+        CountDownLatch answers = new CountDownLatch(1);
+        OpenedConnections silent = new OpenedConnections(silentUntil(answers, plain));
+        SessionCanceller canceller = new SessionCanceller(silent);
+        try (Connection connection = plain.getConnection();
+                Statement statement = connection.createStatement()) {
+            canceller.watch(new Session(connection, connectionId(statement)), System.nanoTime());
+            Await.until(
+                    "the canceller opens its kill connection",
+                    Duration.ofSeconds(10),
+                    () -> Thread.getAllStackTraces().entrySet().stream()
+                            .anyMatch(e -> e.getKey().getName().equals("bizlock-session-canceller")
+                                    && Arrays.stream(e.getValue())
+                                            .anyMatch(f -> f.getMethodName().equals("silentConnect"))));
+
+            long started = System.nanoTime();
+            canceller.close();
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+
+            // Ceiling: closing waited for the connect (here up to 20 s), as an engine's shutdown would.
+            assertThat(millis).as("closing the canceller").isLessThan(5_000);
+            answers.countDown();
+            Await.until("the connection opened late", Duration.ofSeconds(10), () -> silent.last != null);
+            Await.until("and was closed", Duration.ofSeconds(10), () -> isClosed(silent.last));
+        } finally {
+            answers.countDown();
+            canceller.close();
+        }
+    }
+
+    /**
+     * {@code plain}, behind a database that takes new connections but does not answer them until {@code answers}, as
+     * a silent host does until the driver's connect timeout (MariaDB's 30 s; none by default with Connector/J); after
+     * 20 s the connect fails.
+     */
+    private static DataSource silentUntil(CountDownLatch answers, DataSource plain) {
+        return new DelegatingDataSource(plain) {
+            @Override
+            public Connection getConnection() throws SQLException {
+                silentConnect(answers);
+                return super.getConnection();
+            }
+        };
+    }
+
+    private static void silentConnect(CountDownLatch answers) throws SQLException {
+        try {
+            if (!answers.await(20, TimeUnit.SECONDS)) {
+                throw new SQLException("connect timed out (test)", "08001");
+            }
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("interrupted (test)", "08001", ex);
+        }
+    }
+
+    private static boolean isClosed(Connection connection) {
+        try {
+            return connection.isClosed();
+        } catch (SQLException ex) {
+            throw new IllegalStateException(ex);
         }
     }
 

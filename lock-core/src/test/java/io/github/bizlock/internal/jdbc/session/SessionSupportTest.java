@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class SessionSupportTest {
 
     private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
-    private static final long YEAR_SECONDS = 365L * 24 * 3600;
+    private static final long MAX_WAIT_SECONDS = TimeUnit.DAYS.toSeconds(24);
 
     @Test
     void ceilSecondsRoundsAPartSecondUpAndNeverAsksTheServerForLessThanOneSecond() {
@@ -33,11 +33,11 @@ class SessionSupportTest {
     }
 
     @Test
-    void ceilSecondsCapsAWaitWithoutEndAtAboutAYear() {
-        assertThat(SessionSupport.ceilSeconds(YEAR_SECONDS * SECOND)).isEqualTo(YEAR_SECONDS);
-        assertThat(SessionSupport.ceilSeconds(YEAR_SECONDS * SECOND + 1)).isEqualTo(YEAR_SECONDS);
-        assertThat(SessionSupport.ceilSeconds((YEAR_SECONDS - 1) * SECOND)).isEqualTo(YEAR_SECONDS - 1);
-        assertThat(SessionSupport.ceilSeconds(Long.MAX_VALUE)).isEqualTo(YEAR_SECONDS);
+    void ceilSecondsCapsAWaitWithoutEndAt24Days() {
+        assertThat(SessionSupport.ceilSeconds(MAX_WAIT_SECONDS * SECOND)).isEqualTo(MAX_WAIT_SECONDS);
+        assertThat(SessionSupport.ceilSeconds(MAX_WAIT_SECONDS * SECOND + 1)).isEqualTo(MAX_WAIT_SECONDS);
+        assertThat(SessionSupport.ceilSeconds((MAX_WAIT_SECONDS - 1) * SECOND)).isEqualTo(MAX_WAIT_SECONDS - 1);
+        assertThat(SessionSupport.ceilSeconds(Long.MAX_VALUE)).isEqualTo(MAX_WAIT_SECONDS);
     }
 
     @Test
@@ -50,17 +50,27 @@ class SessionSupportTest {
     }
 
     @Test
-    void aWaitsReadTimeoutIsTheWaitPlusTheStatementTimeoutOrNoLimitPastWhatTheDriverTakes() {
+    void aWaitsReadTimeoutIsTheWaitPlusTheStatementTimeout() {
         long statementMillis = SessionPool.STATEMENT_TIMEOUT.toMillis();
         assertThat(SessionSupport.waitReadTimeoutMillis(0)).isEqualTo(statementMillis);
         assertThat(SessionSupport.waitReadTimeoutMillis(TimeUnit.MILLISECONDS.toNanos(1500)))
                 .isEqualTo(statementMillis + 1500);
-        long largestMillis = Integer.MAX_VALUE - statementMillis;
-        assertThat(SessionSupport.waitReadTimeoutMillis(TimeUnit.MILLISECONDS.toNanos(largestMillis)))
-                .isEqualTo(Integer.MAX_VALUE);
-        assertThat(SessionSupport.waitReadTimeoutMillis(TimeUnit.MILLISECONDS.toNanos(largestMillis + 1)))
-                .isZero();
-        assertThat(SessionSupport.waitReadTimeoutMillis(Long.MAX_VALUE)).isZero();
+    }
+
+    @Test
+    void everyWaitHasAReadTimeoutTheDriverTakesThatCoversItsServerSideWait() {
+        long statementMillis = SessionPool.STATEMENT_TIMEOUT.toMillis();
+        // Up to ~24.8 days of milliseconds fit the driver's int; lock() waits without end.
+        for (long waitNanos : new long[] {
+            TimeUnit.DAYS.toNanos(24), TimeUnit.DAYS.toNanos(25), TimeUnit.DAYS.toNanos(365 * 200), Long.MAX_VALUE / 2
+        }) {
+            long serverWaitMillis = TimeUnit.SECONDS.toMillis(SessionSupport.ceilSeconds(waitNanos));
+            assertThat(SessionSupport.waitReadTimeoutMillis(waitNanos))
+                    .as("the read timeout of a wait of %d days", TimeUnit.NANOSECONDS.toDays(waitNanos))
+                    .isPositive()
+                    .isLessThanOrEqualTo(Integer.MAX_VALUE)
+                    .isGreaterThanOrEqualTo(serverWaitMillis + statementMillis - 1000);
+        }
     }
 
     @Test
