@@ -15,10 +15,19 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
     /**
      * Stands in statements for the server that issues a fencing token: {@code @@server_id}, evaluated by the server
      * that runs the statement (a replica applying it replicates the value, whatever the binlog format), so a promoted
-     * replica tells the counters it issued from those another server did. On a multi-writer cluster, whose nodes
-     * issue tokens as one, {@code 0}: the nodes must not move each other's counters to a new epoch.
+     * replica tells a token floor taken over by another server from one it took over itself. On a multi-writer
+     * cluster, whose nodes issue tokens as one, {@code 0}: the nodes must not move each other's counters to a new epoch.
      */
     private static final String TOKEN_SERVER = "${token_server}";
+
+    /**
+     * Stands in statements for the start of the server that issues fencing tokens, in seconds since 1970: with
+     * {@code ${token_server}} it tells a reign, so a server that starts again (it may have been another's replica in
+     * between, or missed another's reign) starts a new fencing epoch ({@code TokenFloor}). Derived from the server's
+     * {@code Uptime} and the statement's start, which advance together, so it is the same in every statement of one
+     * run of the server, whatever {@code @@timestamp} says. {@code 0} on a multi-writer cluster, like the server.
+     */
+    private static final String TOKEN_BOOT = "${token_boot}";
 
     private final String table;
     private final ClusterTopology topology;
@@ -34,6 +43,9 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
 
     /** The server family, e.g. {@code MySQL}. */
     public abstract String product();
+
+    /** The expression of the server's start in seconds since 1970, from its status variable {@code Uptime}. */
+    protected abstract String serverStart();
 
     /** The deployment the server belongs to (a server on its own, a Galera node, a replica...). */
     public final ClusterTopology topology() {
@@ -53,7 +65,8 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
 
     /**
      * The statement of a template: {@code ${table}} replaced by the lock table's name, which was checked to be safe,
-     * and {@code ${token_server}} by the expression of the server that issues fencing tokens.
+     * and {@code ${token_server}} and {@code ${token_boot}} by the expressions of the server that issues fencing tokens
+     * and of its start.
      */
     public final String render(String template) {
         // Statements are built on every lock operation: render each once. Templates are constants, except the few
@@ -62,7 +75,10 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
         if (cached != null) {
             return cached;
         }
-        String sql = template.replace(TABLE, table).replace(TOKEN_SERVER, topology.multiWriter() ? "0" : "@@server_id");
+        boolean oneIssuer = topology.multiWriter();
+        String sql = template.replace(TABLE, table)
+                .replace(TOKEN_SERVER, oneIssuer ? "0" : "@@server_id")
+                .replace(TOKEN_BOOT, oneIssuer ? "0" : serverStart());
         if (rendered.size() < MAX_RENDERED) {
             rendered.put(template, sql);
         }
