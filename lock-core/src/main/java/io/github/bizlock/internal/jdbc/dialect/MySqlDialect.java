@@ -13,8 +13,8 @@ public final class MySqlDialect extends Dialect {
     }
 
     /**
-     * MySQL 8 keeps the status variables in {@code performance_schema} only; with the performance schema off the table
-     * is empty and the start reads 0, so a restart goes unnoticed there (README, "Running on a cluster").
+     * MySQL 8 keeps the status variables in {@code performance_schema} only: readable by every account, and filled with
+     * the performance schema off too (8.0.31). Should a server leave it empty, the start reads 0 rather than NULL.
      */
     @Override
     protected String serverStart() {
