@@ -16,7 +16,7 @@ import java.sql.Statement;
  * the floor rises by {@link #FAILOVER_JUMP} per epoch gained. Each counter (a LEASE row, a ROW or NAMED token row)
  * records the epoch of its last token and, at its first token in a later epoch, rises by {@link #FAILOVER_JUMP} per
  * epoch it is behind ({@code LeaseSql}, {@code TokenSql}). So a counter's token is always {@code epoch * 2^32 + n},
- * where {@code n} only ever grows by the tokens issued along the history of the server that issues.
+ * where {@code n} never falls along the history of writes the issuing server has, and rises by the tokens issued.
  *
  * <p><b>Why it holds across any number of failovers.</b> Tokens of a later epoch are above all tokens of an earlier one
  * as long as fewer than 2^32 tokens of one counter were issued in the writes the new primary never received. So it
@@ -34,10 +34,11 @@ import java.sql.Statement;
  * A server that stayed up through another's reign and received none of its tokens looks, from its data and its
  * state, as if it had never stopped issuing: it must be started again (or rebuilt) before it is promoted again.
  *
- * <p><b>Headroom.</b> Epochs follow the clock, so tokens stay below {@code 2^63} (a Java {@code long}; the column is
- * {@code BIGINT UNSIGNED}) while epochs are below {@code 2^31}: until 2094 by the clock, with any number of failovers
- * (one each second at the most would only add the seconds they came early). A server whose clock was set years ahead
- * moves the epochs there for good.
+ * <p><b>Headroom.</b> Tokens stay below {@code 2^63} (a Java {@code long}; the column is {@code BIGINT UNSIGNED})
+ * while epochs are below {@code 2^31}. Epochs are used up by the clock, one a second, and by reigns that start within
+ * the second of the last one's epoch, one each: about 2.1 billion in all, which lasts until 2094 whatever the number
+ * of failovers, and takes a failover more than once a second on average to end sooner. A server whose clock was set
+ * years ahead moves the epochs there for good.
  *
  * <p>On a multi-writer cluster every node renders the same reign (server 0, start 0), so its nodes never take the floor
  * from each other. A floor no server has taken since the schema was created (NULL) is taken without a new epoch:

@@ -2,7 +2,6 @@ package io.github.bizlock.internal.jdbc;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,15 +9,10 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -37,11 +31,11 @@ final class PrimaryAndReplica implements AutoCloseable {
     private static final int LAST_PORT = 4359;
 
     private final Path base;
-    private final List<Server> servers;
-    private final Server primary;
-    private final Server replica;
+    private final List<MariaDbProcess> servers;
+    private final MariaDbProcess primary;
+    private final MariaDbProcess replica;
 
-    private PrimaryAndReplica(Path base, List<Server> servers) {
+    private PrimaryAndReplica(Path base, List<MariaDbProcess> servers) {
         this.base = base;
         this.servers = servers;
         this.primary = servers.get(0);
@@ -65,10 +59,11 @@ final class PrimaryAndReplica implements AutoCloseable {
                 ? Files.createTempDirectory(shm, "bizlock-failover")
                 : Files.createTempDirectory("bizlock-failover");
         List<Integer> ports = freePorts(1 + replicas);
-        List<Server> servers = new ArrayList<>();
+        List<MariaDbProcess> servers = new ArrayList<>();
         try {
             for (int i = 0; i <= replicas; i++) {
-                servers.add(Server.start(mariadbd, installDb, base.resolve("server" + (i + 1)), ports.get(i), i + 1));
+                servers.add(MariaDbProcess.start(
+                        mariadbd, installDb, base.resolve("server" + (i + 1)), ports.get(i), i + 1));
             }
             PrimaryAndReplica all = new PrimaryAndReplica(base, servers);
             for (int i = 1; i <= replicas; i++) {
@@ -83,7 +78,7 @@ final class PrimaryAndReplica implements AutoCloseable {
             }
             return all;
         } catch (Exception | Error ex) {
-            servers.forEach(Server::kill);
+            servers.forEach(MariaDbProcess::kill);
             delete(base);
             throw ex;
         }
@@ -96,8 +91,9 @@ final class PrimaryAndReplica implements AutoCloseable {
 
     /** Makes server {@code replica} replicate from server {@code source}, from its own GTID position on. */
     void replicate(int replica, int source) throws SQLException {
-        Server to = servers.get(replica);
-        to.execute("CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = " + servers.get(source).port
+        MariaDbProcess to = servers.get(replica);
+        to.execute("CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = "
+                + servers.get(source).port()
                 + ", MASTER_USER = 'root', MASTER_PASSWORD = '', MASTER_USE_GTID = current_pos");
         to.execute("START SLAVE");
     }
@@ -105,7 +101,7 @@ final class PrimaryAndReplica implements AutoCloseable {
     /** Waits until server {@code replica} has applied everything server {@code source} has committed. */
     void awaitCaughtUp(int replica, int source) throws SQLException {
         String position = servers.get(source).query("SELECT @@gtid_binlog_pos");
-        Server to = servers.get(replica);
+        MariaDbProcess to = servers.get(replica);
         String waited = to.query("SELECT MASTER_GTID_WAIT('" + position + "', 60)");
         if (!"0".equals(waited)) {
             throw new IllegalStateException("server " + (replica + 1) + " did not reach the GTID position " + position
@@ -135,7 +131,7 @@ final class PrimaryAndReplica implements AutoCloseable {
 
     /** Makes server {@code server} a primary, as a failover tool would: no replication, writable. */
     void promote(int server) throws SQLException {
-        Server promoted = servers.get(server);
+        MariaDbProcess promoted = servers.get(server);
         promoted.execute("STOP SLAVE");
         promoted.execute("RESET SLAVE ALL");
         promoted.execute("SET GLOBAL read_only = OFF");
@@ -178,7 +174,7 @@ final class PrimaryAndReplica implements AutoCloseable {
 
     @Override
     public void close() {
-        servers.forEach(Server::kill);
+        servers.forEach(MariaDbProcess::kill);
         delete(base);
     }
 
@@ -221,139 +217,6 @@ final class PrimaryAndReplica implements AutoCloseable {
                     .forEach(path -> path.toFile().delete());
         } catch (IOException ex) {
             throw new UncheckedIOException("could not delete " + dir, ex);
-        }
-    }
-
-    /** One mariadbd process of this JVM. */
-    private static final class Server {
-
-        private final List<String> command;
-        private final int port;
-        private final Path dir;
-        private Process process;
-
-        private Server(List<String> command, int port, Path dir) {
-            this.command = command;
-            this.port = port;
-            this.dir = dir;
-        }
-
-        static Server start(Path mariadbd, Path installDb, Path dir, int port, int serverId) throws Exception {
-            Path data = dir.resolve("data");
-            Files.createDirectories(dir);
-            String user = System.getProperty("user.name");
-            run(
-                    List.of(
-                            installDb.toString(),
-                            "--no-defaults",
-                            "--user=" + user,
-                            "--datadir=" + data,
-                            "--auth-root-authentication-method=normal",
-                            "--skip-test-db"),
-                    dir.resolve("install.log"));
-            List<String> command = List.of(
-                    mariadbd.toString(),
-                    "--no-defaults",
-                    "--user=" + user,
-                    "--datadir=" + data,
-                    "--socket=" + dir.resolve("mysqld.sock"),
-                    "--pid-file=" + dir.resolve("mysqld.pid"),
-                    "--log-error=" + dir.resolve("error.log"),
-                    "--port=" + port,
-                    "--bind-address=127.0.0.1",
-                    "--server-id=" + serverId,
-                    "--log-bin=" + dir.resolve("binlog"),
-                    "--log-slave-updates",
-                    "--innodb-buffer-pool-size=32M",
-                    "--innodb-log-file-size=16M",
-                    "--performance-schema=OFF");
-            Server server = new Server(command, port, dir);
-            server.restart();
-            return server;
-        }
-
-        /** Starts mariadbd on this server's data (after a {@link #kill()}: as after a crash). */
-        void restart() throws Exception {
-            process = new ProcessBuilder(command)
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(
-                            dir.resolve("stdout.log").toFile()))
-                    .start();
-            awaitAnswering();
-        }
-
-        private static void run(List<String> command, Path log) throws IOException, InterruptedException {
-            Process process = new ProcessBuilder(command)
-                    .redirectErrorStream(true)
-                    .redirectOutput(log.toFile())
-                    .start();
-            if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {
-                process.destroyForcibly();
-                throw new IllegalStateException(command.get(0) + " failed: " + Files.readString(log));
-            }
-        }
-
-        private void awaitAnswering() throws Exception {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (true) {
-                try (Connection connection = connect("")) {
-                    return;
-                } catch (SQLException notYet) {
-                    if (!process.isAlive() || System.nanoTime() > deadline) {
-                        Path log = dir.resolve("error.log");
-                        throw new IllegalStateException("mariadbd on port " + port + " did not start: "
-                                + (Files.exists(log) ? Files.readString(log) : "no error log"));
-                    }
-                    Thread.sleep(100);
-                }
-            }
-        }
-
-        Connection connect(String database) throws SQLException {
-            return DriverManager.getConnection(url(database), "root", "");
-        }
-
-        private String url(String database) {
-            return "jdbc:mysql://127.0.0.1:" + port + "/" + database
-                    + "?sslMode=DISABLED&allowPublicKeyRetrieval=true&connectTimeout=2000";
-        }
-
-        HikariDataSource dataSource(String database) {
-            HikariConfig config = new HikariConfig();
-            config.setJdbcUrl(url(database));
-            config.setUsername("root");
-            config.setPassword("");
-            config.setMaximumPoolSize(4);
-            config.setMinimumIdle(0);
-            return new HikariDataSource(config);
-        }
-
-        void execute(String sql) throws SQLException {
-            try (Connection connection = connect("");
-                    Statement statement = connection.createStatement()) {
-                statement.execute(sql);
-            }
-        }
-
-        String query(String sql) throws SQLException {
-            try (Connection connection = connect("");
-                    Statement statement = connection.createStatement();
-                    ResultSet row = statement.executeQuery(sql)) {
-                row.next();
-                return row.getString(1);
-            }
-        }
-
-        void kill() {
-            if (process == null) {
-                return;
-            }
-            process.destroyForcibly();
-            try {
-                process.waitFor(30, TimeUnit.SECONDS);
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 }
