@@ -28,8 +28,9 @@ import java.sql.Statement;
  *       its tokens has its take-over, which names another server) or has started again since;</li>
  *   <li>and its epoch is above the last reign's: always when it received that reign's take-over (epoch + 1); else
  *       (S1 → S2 → S3 with S3 never pointed at S2, or S1 started again on its own data) when its clock, at its first
- *       token, reads a later second than the last reign's clock did at its take-over: servers' clocks within a second of
- *       each other and failovers more than a second apart.</li>
+ *       token, is past the last reign's epoch, which is the second of that reign's take-over by its own clock (more
+ *       only after reigns that started within one second): servers' clocks within a second of each other and
+ *       promotions more than a second apart.</li>
  * </ul>
  * A server that stayed up through another's reign and received none of its tokens looks, from its data and its
  * state, as if it had never stopped issuing: it must be started again (or rebuilt) before it is promoted again.
