@@ -18,11 +18,13 @@ class DialectTest {
         assertThat(Dialects.forServer("MySQL", "8.0.31", "app_lock").render(TEMPLATE))
                 .isEqualTo("SELECT @@server_id FROM app_lock");
         assertThat(Dialects.forServer("MySQL", "8.0.31", "app_lock").render(REIGN))
-                .isEqualTo("SELECT @@server_id, COALESCE((SELECT UNIX_TIMESTAMP() - CAST(VARIABLE_VALUE AS UNSIGNED)"
-                        + " FROM performance_schema.global_status WHERE VARIABLE_NAME = 'Uptime'), 0) FROM app_lock");
+                .isEqualTo("SELECT @@server_id, COALESCE(@bizlock_token_boot, @bizlock_token_boot := COALESCE((SELECT"
+                        + " UNIX_TIMESTAMP() - CAST(VARIABLE_VALUE AS UNSIGNED) FROM performance_schema.global_status"
+                        + " WHERE VARIABLE_NAME = 'Uptime'), 0)) FROM app_lock");
         assertThat(Dialects.forServer("MariaDB", "10.11.6-MariaDB", "app_lock").render(REIGN))
-                .isEqualTo("SELECT @@server_id, (SELECT UNIX_TIMESTAMP() - CAST(VARIABLE_VALUE AS UNSIGNED) FROM"
-                        + " information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'UPTIME') FROM app_lock");
+                .isEqualTo("SELECT @@server_id, COALESCE(@bizlock_token_boot, @bizlock_token_boot := (SELECT"
+                        + " UNIX_TIMESTAMP() - CAST(VARIABLE_VALUE AS UNSIGNED) FROM information_schema.GLOBAL_STATUS"
+                        + " WHERE VARIABLE_NAME = 'UPTIME')) FROM app_lock");
         ClusterTopology galera = new ClusterTopology(ClusterTopology.Kind.GALERA, "wsrep_on=ON", false);
         assertThat(Dialects.forServer("MariaDB", "10.11.6-MariaDB", "app_lock", galera)
                         .render(REIGN))
