@@ -27,8 +27,8 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
      * {@code Uptime} and the statement's start, which advance together, so it is the same in every statement of one
      * run of the server, whatever {@code @@timestamp} says. Reading the status table costs about 0.1-0.3 ms, so each
      * session reads it once, into a user variable: a session lives and dies on one server, within one of its runs, so
-     * the value is always that of the server the statement runs on. {@code 0} on a multi-writer cluster, like the
-     * server.
+     * the value is always that of the server the statement runs on (MySQL 8 warns that such an assignment is
+     * deprecated, and runs it). {@code 0} on a multi-writer cluster, like the server.
      */
     private static final String TOKEN_BOOT = "${token_boot}";
 
