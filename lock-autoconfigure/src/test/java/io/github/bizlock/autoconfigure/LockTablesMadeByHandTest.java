@@ -49,7 +49,7 @@ class LockTablesMadeByHandTest {
         try (ConfigurableApplicationContext application = FailedStart.start(properties)) {
             assertThat(history())
                     .as("one baseline row at the latest version, nothing run, nothing failed")
-                    .containsExactly(Map.of("version", "5", "type", "BASELINE", "success", true));
+                    .containsExactly(Map.of("version", "6", "type", "BASELINE", "success", true));
             try (LockHandle lock = application.getBean(LockTemplate.class).acquire("order", "1")) {
                 assertThat(lock.fencingToken()).isPositive();
             }
@@ -58,18 +58,17 @@ class LockTablesMadeByHandTest {
 
     @Test
     void tablesOfAnEarlierReleaseGetOnlyTheLaterMigrations() {
-        // The DDL as bizlock 3 printed it: no mode table (V4) and no token_server columns (V5) yet.
+        // The DDL as bizlock 3 printed it: no mode table (V4) and no fencing epoch columns (V5, V6) yet.
         jdbc.execute("DROP TABLE biz_lock_mode");
-        for (String table : List.of("biz_lock", "biz_lock_token", "biz_lock_token_floor")) {
-            jdbc.execute("ALTER TABLE " + table + " DROP COLUMN token_server");
-        }
+        dropFencingEpochColumns();
 
         try (ConfigurableApplicationContext application = FailedStart.start(properties)) {
             assertThat(history())
                     .containsExactly(
                             Map.of("version", "3", "type", "BASELINE", "success", true),
                             Map.of("version", "4", "type", "SQL", "success", true),
-                            Map.of("version", "5", "type", "SQL", "success", true));
+                            Map.of("version", "5", "type", "SQL", "success", true),
+                            Map.of("version", "6", "type", "SQL", "success", true));
             try (LockHandle lock = application.getBean(LockTemplate.class).acquire("order", "1")) {
                 assertThat(lock.fencingToken()).isPositive();
             }
@@ -78,9 +77,7 @@ class LockTablesMadeByHandTest {
 
     @Test
     void tablesOfAnEarlierReleaseFailAStartWithMigrationOffNamingTheDdl() {
-        for (String table : List.of("biz_lock", "biz_lock_token", "biz_lock_token_floor")) {
-            jdbc.execute("ALTER TABLE " + table + " DROP COLUMN token_server");
-        }
+        dropFencingEpochColumns();
         properties.add("bizlock.migration.enabled=false");
 
         // Every table exists, so only the check of their columns at start can tell: without it the start succeeds
@@ -99,7 +96,7 @@ class LockTablesMadeByHandTest {
         assertThat(output.getAll())
                 .contains("The bizlock tables in this database were created without its migrations and match no"
                         + " version of them")
-                .contains("biz_lock_token_floor.token_server exist, but biz_lock_row_created_at do not")
+                .contains("biz_lock_token_floor.token_boot exist, but biz_lock_row_created_at do not")
                 .contains("CREATE INDEX biz_lock_row_created_at ON biz_lock_row (created_at);");
         assertThat(jdbc.queryForObject(
                         "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE()"
@@ -116,5 +113,13 @@ class LockTablesMadeByHandTest {
                 .map(row -> Map.<String, Object>of(
                         "version", row.get("version"), "type", row.get("type"), "success", row.get("success")))
                 .toList();
+    }
+
+    /** The columns the migrations V5 and V6 add, which the tables of bizlock 3 do not have. */
+    private void dropFencingEpochColumns() {
+        for (String table : List.of("biz_lock", "biz_lock_token", "biz_lock_token_floor")) {
+            jdbc.execute("ALTER TABLE " + table + " DROP COLUMN token_server, DROP COLUMN token_epoch");
+        }
+        jdbc.execute("ALTER TABLE biz_lock_token_floor DROP COLUMN token_boot");
     }
 }

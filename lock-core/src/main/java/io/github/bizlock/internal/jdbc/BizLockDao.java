@@ -162,6 +162,22 @@ public final class BizLockDao {
     private OptionalLong acquire(
             LockKey key, String owner, Duration lease, int tokens, boolean reclaimOwn, long deadlineNanos) {
         long leaseMicros = micros(lease);
+        OptionalLong token = acquireOnce(key, owner, leaseMicros, tokens, reclaimOwn, deadlineNanos);
+        if (token == null) {
+            // The floor is another reign's (a failover, a restart): take it over for this server's reign, then try
+            // again from the start, since a free row could not be taken either.
+            floor.takeOver(deadlineNanos);
+            token = acquireOnce(key, owner, leaseMicros, tokens, reclaimOwn, deadlineNanos);
+        }
+        if (token == null) {
+            throw LockSchema.missingFloor(table);
+        }
+        return token;
+    }
+
+    /** The token, empty when another owner holds the lock, null when nothing was issued: the floor is not ours. */
+    private @Nullable OptionalLong acquireOnce(
+            LockKey key, String owner, long leaseMicros, int tokens, boolean reclaimOwn, long deadlineNanos) {
         // Two transactions, never one: an update that finds no row leaves a gap lock, and an insert into that gap in
         // the same transaction deadlocks with every other first-time acquirer of the key.
         OptionalLong token = reclaimOwn
@@ -182,22 +198,14 @@ public final class BizLockDao {
         try {
             token = db.updateReturningToken(
                     deadlineNanos, sql.acquireNew(), key.name(), key.key(), owner, tokens, leaseMicros);
-            if (token.isEmpty()) {
-                // The floor is another server's (a failover): take it over for this server, then create the row.
-                floor.takeOver(deadlineNanos);
-                token = db.updateReturningToken(
-                        deadlineNanos, sql.acquireNew(), key.name(), key.key(), owner, tokens, leaseMicros);
-            }
         } catch (DataAccessException ex) {
             if (LockJdbc.errorCode(ex) == LockJdbc.ER_DUP_ENTRY) {
                 return OptionalLong.empty(); // the row exists and is held: another owner has the lock
             }
             throw ex;
         }
-        if (token.isEmpty()) {
-            throw LockSchema.missingFloor(table);
-        }
-        return token;
+        // No row inserted and no duplicate: the floor is another reign's, so neither statement could issue.
+        return token.isPresent() ? token : null;
     }
 
     /**

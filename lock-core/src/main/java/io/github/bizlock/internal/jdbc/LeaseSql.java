@@ -11,9 +11,10 @@ import java.util.Collections;
  * token back in the statement's OK packet, read through {@code getGeneratedKeys()}, so acquiring costs one round
  * trip and its outcome cannot be misread from an affected-rows count.
  *
- * <p>A token rises by {@code 2^32} instead of the tokens reserved when the row's last token was issued by another
- * server: a replica promoted after a failover may lack the old primary's last writes, and its tokens must still be
- * above every token issued there ({@link TokenFloor}).
+ * <p>Every statement that issues a token issues only while the token floor names this server's reign, and a row's token
+ * rises by {@code 2^32} per fencing epoch the row is behind the floor: a server promoted after a failover, or promoted
+ * again, may lack the last writes of the reigns before, and its tokens must still be above every token issued there
+ * ({@link TokenFloor} states the rule and why it holds).
  *
  * <p>On a multi-writer cluster the acquiring statements need nothing more: a node that has not yet applied another
  * node's write can only decide on an old row, and certification rolls such a write back (error 1213, or a silent retry
@@ -31,10 +32,12 @@ final class LeaseSql {
 
     /**
      * Takes over the lock's row if it is free or its lease has ended, raising its token by the number of tokens
-     * reserved; sets the new token as the generated key. Parameters owner, tokens, lease (µs), type, id.
+     * reserved; sets the new token as the generated key. Changes nothing while the floor is another reign's:
+     * {@link TokenFloor} takes it over, then the acquisition runs again. Parameters owner, tokens, lease (µs), type, id.
      */
     String acquireExisting() {
-        return dialect.render(ACQUIRE_EXISTING.formatted("owner_id IS NULL OR expire_at <= UTC_TIMESTAMP(6)"));
+        return dialect.render(
+                ACQUIRE_EXISTING.formatted(FLOOR_EPOCH, "owner_id IS NULL OR expire_at <= UTC_TIMESTAMP(6)"));
     }
 
     /**
@@ -46,45 +49,57 @@ final class LeaseSql {
      * free the new one.
      */
     String acquireExistingOrOwn() {
-        return dialect.render(
-                ACQUIRE_EXISTING.formatted("owner_id IS NULL OR expire_at <= UTC_TIMESTAMP(6) OR owner_id = ?"));
+        return dialect.render(ACQUIRE_EXISTING.formatted(
+                FLOOR_EPOCH, "owner_id IS NULL OR expire_at <= UTC_TIMESTAMP(6) OR owner_id = ?"));
     }
 
-    // The token jumps by 2^32 when the row's last token came from another server (TokenFloor), and is assigned before
-    // token_server so that it reads the old one (MariaDB's SIMULTANEOUS_ASSIGNMENT reads the old one in any order).
+    // The token rises by 2^32 per epoch the row is behind the floor (TokenFloor), and is assigned before token_epoch so
+    // that it reads the old one (MariaDB's SIMULTANEOUS_ASSIGNMENT reads the old one in any order). A row ahead of the
+    // floor (a floor restored by hand) keeps its epoch. The floor row is read without a lock: its epoch changes only
+    // at a take-over, before this reign's first token.
     private static final String ACQUIRE_EXISTING = """
             UPDATE ${table}
                SET owner_id      = ?,
                    fencing_token = LAST_INSERT_ID(fencing_token
-                                                  + IF(token_server <=> ${token_server}, 0, 4294967296) + ?),
+                                                  + (GREATEST(token_epoch, %1$s) - token_epoch) * 4294967296 + ?),
+                   token_epoch   = GREATEST(token_epoch, %1$s),
                    token_server  = ${token_server},
                    acquired_at   = UTC_TIMESTAMP(6),
                    modified_at   = UTC_TIMESTAMP(6),
                    expire_at     = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
              WHERE biz_type = ?
                AND biz_id = ?
-               AND (%s)
+               AND EXISTS (SELECT 1
+                             FROM ${table}_token_floor f
+                            WHERE f.id = 1
+                              AND f.token_server <=> ${token_server}
+                              AND f.token_boot <=> ${token_boot})
+               AND (%2$s)
             """;
+
+    private static final String FLOOR_EPOCH = "(SELECT f.token_epoch FROM ${table}_token_floor f WHERE f.id = 1)";
 
     /**
      * Creates the lock's row, held, with a token above every purged one (by the number of tokens reserved). The
      * floor row is read with a shared lock so that housekeeping cannot raise it between this read and the insert.
-     * Inserts nothing, and sets no generated key, while the floor is another server's: {@link TokenFloor} takes it
+     * Inserts nothing, and sets no generated key, while the floor is another reign's: {@link TokenFloor} takes it
      * over first. Parameters type, id, owner, tokens, lease (µs).
      */
     String acquireNew() {
         return dialect.render("""
                 INSERT INTO ${table}
-                       (biz_type, biz_id, owner_id, fencing_token, token_server,
+                       (biz_type, biz_id, owner_id, fencing_token, token_epoch, token_server,
                         expire_at, created_at, acquired_at, modified_at)
                 SELECT ?, ?, ?,
                        LAST_INSERT_ID(f.floor_token + ?),
+                       f.token_epoch,
                        ${token_server},
                        UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND,
                        UTC_TIMESTAMP(6), UTC_TIMESTAMP(6), UTC_TIMESTAMP(6)
                   FROM ${table}_token_floor f
                  WHERE f.id = 1
                    AND f.token_server <=> ${token_server}
+                   AND f.token_boot <=> ${token_boot}
                   LOCK IN SHARE MODE
                 """);
     }

@@ -37,7 +37,14 @@ public final class LockSchema {
             new Migration("db/bizlock/migration/V4__lock_modes.sql", List.of("_mode")),
             new Migration(
                     "db/bizlock/migration/V5__token_server.sql",
-                    List.of(".token_server", "_token.token_server", "_token_floor.token_server")));
+                    List.of(".token_server", "_token.token_server", "_token_floor.token_server")),
+            new Migration(
+                    "db/bizlock/migration/V6__token_epoch.sql",
+                    List.of(
+                            ".token_epoch",
+                            "_token.token_epoch",
+                            "_token_floor.token_epoch",
+                            "_token_floor.token_boot")));
 
     private final LockJdbc db;
     private final SchemaSql sql;
@@ -97,9 +104,7 @@ public final class LockSchema {
         if (rowIndex != null && rowIndex > 0) {
             existing.add(lower(table + "_row_created_at"));
         }
-        db.jdbc()
-                .queryForList(sql.tablesWithTokenServer(), String.class)
-                .forEach(name -> existing.add(lower(name + ".token_server")));
+        db.jdbc().queryForList(sql.fencingEpochColumns(), String.class).forEach(name -> existing.add(lower(name)));
         List<String> missing = new ArrayList<>();
         List<String> present = new ArrayList<>();
         int version = 0;
@@ -164,9 +169,11 @@ public final class LockSchema {
 
     /** The error for a token floor row that is gone, with the statement that restores it. */
     static IllegalStateException missingFloor(String table) {
-        return new IllegalStateException("The row of " + table + "_token_floor is missing, so no fencing token"
-                + " can be issued; restore it with: INSERT INTO " + table
-                + "_token_floor (id, floor_token) VALUES (1, <a value above every token ever issued>)");
+        // token_server 0: the next reign takes the floor over with a new epoch, above every counter's.
+        return new IllegalStateException(
+                "The row of " + table + "_token_floor is missing, so no fencing token"
+                        + " can be issued; restore it with: INSERT INTO " + table
+                        + "_token_floor (id, floor_token, token_server) VALUES (1, <a value above every token ever issued>, 0)");
     }
 
     private static String read(String resource) {

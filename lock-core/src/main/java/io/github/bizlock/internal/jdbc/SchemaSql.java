@@ -36,22 +36,26 @@ final class SchemaSql {
                 """);
     }
 
-    /** Which lock tables have the column token_server that the migration V5 adds; selects their names. */
-    String tablesWithTokenServer() {
+    /**
+     * Which of the columns that the migrations V5 and V6 add to the lock tables exist; selects them as
+     * {@code table.column}.
+     */
+    String fencingEpochColumns() {
         return dialect.render("""
-                SELECT table_name AS name
+                SELECT CONCAT(table_name, '.', column_name) AS name
                   FROM information_schema.columns
                  WHERE table_schema = DATABASE()
                    AND table_name IN ('${table}', '${table}_token', '${table}_token_floor')
-                   AND column_name = 'token_server'
+                   AND column_name IN ('token_server', 'token_epoch', 'token_boot')
                 """);
     }
 
     /** Fails with 1146 when a lock table is missing, 1054 when it lacks the latest migration's column. */
     String probeTables() {
         return dialect.render("""
-                SELECT (SELECT COUNT(token_server) FROM ${table} WHERE 1 = 0)
-                     + (SELECT COUNT(token_server) FROM ${table}_token_floor WHERE id = 1)
+                SELECT (SELECT COUNT(token_epoch) FROM ${table} WHERE 1 = 0)
+                     + (SELECT COUNT(token_epoch) FROM ${table}_token WHERE 1 = 0)
+                     + (SELECT COUNT(token_boot) FROM ${table}_token_floor WHERE id = 1)
                      + (SELECT COUNT(*) FROM ${table}_mode WHERE 1 = 0)
                 """);
     }

@@ -17,26 +17,31 @@ final class TokenSql {
     /**
      * Issues the next fencing tokens of a ROW or NAMED lock in a statement that commits on its own: {@code count}
      * above the last one, or above the token floor for a lock never taken; parameters type, id, mode, count, count.
-     * The highest token issued is the generated key. Issues nothing while the floor is another server's (even for a
+     * The highest token issued is the generated key. Issues nothing while the floor is another reign's (even for a
      * counter that exists: the statement reads the floor first): {@link TokenFloor} takes it over, then it runs again.
      */
     String issueToken() {
-        // As a LEASE row's, a counter last raised by another server jumps by 2^32 (TokenFloor); last_token is assigned
-        // before token_server so that it reads the old one (named with its table: the floor has a token_server too).
+        // As a LEASE row's, a counter rises by 2^32 per epoch it is behind the floor (TokenFloor); last_token is
+        // assigned before token_epoch so that it reads the old one (named with its table: the floor has a token_epoch
+        // too). A counter ahead of the floor (a floor restored by hand) keeps its epoch.
         return dialect.render("""
-                INSERT INTO ${table}_token (biz_type, biz_id, lock_mode, last_token, token_server, modified_at)
+                INSERT INTO ${table}_token
+                       (biz_type, biz_id, lock_mode, last_token, token_epoch, token_server, modified_at)
                 SELECT ?, ?, ?,
                        LAST_INSERT_ID(f.floor_token + ?),
+                       f.token_epoch,
                        ${token_server},
                        UTC_TIMESTAMP(6)
                   FROM ${table}_token_floor f
                  WHERE f.id = 1
                    AND f.token_server <=> ${token_server}
+                   AND f.token_boot <=> ${token_boot}
                   LOCK IN SHARE MODE
                     ON DUPLICATE KEY UPDATE
                        last_token   = LAST_INSERT_ID(last_token
-                                                     + IF(${table}_token.token_server <=> ${token_server},
-                                                          0, 4294967296) + ?),
+                                                     + (GREATEST(${table}_token.token_epoch, f.token_epoch)
+                                                        - ${table}_token.token_epoch) * 4294967296 + ?),
+                       token_epoch  = GREATEST(${table}_token.token_epoch, f.token_epoch),
                        token_server = ${token_server},
                        modified_at  = UTC_TIMESTAMP(6)
                 """);

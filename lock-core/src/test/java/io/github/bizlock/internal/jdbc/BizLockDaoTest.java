@@ -116,7 +116,8 @@ class BizLockDaoTest {
         assertThatIllegalStateException()
                 .isThrownBy(() -> floorless.tryAcquire(newKey(), "owner-a", LEASE, 1, deadline()))
                 .withMessageContaining("The row of floorless_lock_token_floor is missing")
-                .withMessageContaining("INSERT INTO floorless_lock_token_floor (id, floor_token) VALUES (1,");
+                .withMessageContaining(
+                        "INSERT INTO floorless_lock_token_floor (id, floor_token, token_server) VALUES (1,");
     }
 
     @Test

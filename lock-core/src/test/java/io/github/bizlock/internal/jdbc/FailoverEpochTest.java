@@ -29,8 +29,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * the replica's replication stopped before the last acquisitions, then the primary killed -9.
  *
  * <p>One failover serves two databases with the same history: in one the epoch works; in the control the replica's
- * copies are made to claim its own {@code server_id} before the promotion, as if counters did not remember who issued
- * (bizlock before the epoch), and there the promoted replica issues the lost tokens again: the assertion can fail.
+ * token floor is made to name the replica's own reign (its {@code server_id} and start) before the promotion, as if
+ * the floor did not remember who issued (bizlock before the epoch), and there the promoted replica issues the lost
+ * tokens again: the assertion can fail.
+ *
+ * <p>Two failovers in a row run on servers of their own: back to the first primary, and on to a third server; there
+ * tokens must rise in the order they were issued, across every reign.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class FailoverEpochTest {
@@ -41,7 +45,9 @@ class FailoverEpochTest {
     private static final LockKey CREATED_LATE = new LockKey("failover", "created-late");
     private static final LockKey NAMED_KEPT = new LockKey("failover-named", "kept");
     private static final LockKey NAMED_LATE = new LockKey("failover-named", "created-late");
+    private static final LockKey OTHER = new LockKey("failover", "other");
     private static final List<LockKey> KEYS = List.of(KEPT, CREATED_LATE, NAMED_KEPT, NAMED_LATE);
+    private static final String DOUBLE = "bizlock_double_failover";
     private static final int ACQUISITIONS = 5;
 
     /** Tokens by database, then by lock: issued on the old primary (before) and on the promoted replica (after). */
@@ -78,9 +84,9 @@ class FailoverEpochTest {
                     assertMissedTheLastAcquisitions(new JdbcTemplate(replica), BEFORE.get(database));
                 }
                 JdbcTemplate control = new JdbcTemplate(pools.get(pools.size() - 1));
-                for (String table : List.of("biz_lock", "biz_lock_token", "biz_lock_token_floor")) {
-                    control.update("UPDATE " + table + " SET token_server = @@server_id");
-                }
+                control.update("UPDATE biz_lock_token_floor SET token_server = @@server_id, token_boot = (SELECT"
+                        + " UNIX_TIMESTAMP() - VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS"
+                        + " WHERE VARIABLE_NAME = 'UPTIME')");
 
                 servers.promoteReplica();
                 for (int i = 0; i < databases.size(); i++) {
@@ -127,6 +133,96 @@ class FailoverEpochTest {
                     .isLessThanOrEqualTo(Collections.max(before.get(key)));
         }
         System.out.printf("bizlock failover, without the epoch: before %s, after %s%n", before, after);
+    }
+
+    /**
+     * S1 -> S2 -> S1 without a restart: a switchover to S2 that loses nothing; S1, now S2's replica, receives S2's first
+     * tokens (of another lock), then none of S2's later ones; S2 crashes and S1 is promoted again. The counters S2 raised
+     * last still name S1 there, as they did before the switchover.
+     */
+    @Test
+    void aFirstPrimaryPromotedAgainThatMissedTheSecondOnesLastTokensIssuesAboveThem() throws Exception {
+        Map<LockKey, List<Long>> tokens = map();
+        try (PrimaryAndReplica servers = PrimaryAndReplica.start(1, DOUBLE)) {
+            issueOn(servers, 0, List.of(KEPT), List.of(NAMED_KEPT), tokens);
+            servers.demote(0);
+            servers.awaitCaughtUp(1, 0);
+            servers.promote(1);
+            servers.replicate(0, 1);
+            issueOn(servers, 1, List.of(OTHER), List.of(), tokens);
+            servers.awaitCaughtUp(0, 1);
+            servers.stopReplication(0);
+            issueOn(servers, 1, List.of(KEPT, CREATED_LATE), List.of(NAMED_KEPT, NAMED_LATE), tokens);
+            servers.crash(1);
+            servers.promote(0);
+            issueOn(servers, 0, List.of(KEPT, CREATED_LATE, OTHER), List.of(NAMED_KEPT, NAMED_LATE), tokens);
+        }
+        assertRisingInTheOrderIssued(tokens, "S1, S2 (S1 got its first ones), S1 again");
+    }
+
+    /**
+     * S1 -> S2 -> S3 -> S1, each server crashed in turn, none receiving anything of the reigns after its own: S3 was
+     * never pointed at S2, S1 starts again on its own data. Each promotion's first token comes in a later second of the
+     * servers' clock than the previous reign's last (the fencing epoch's condition for a server that missed a reign).
+     */
+    @Test
+    void serversPromotedAfterReignsTheyNeverHeardOfIssueAboveThem() throws Exception {
+        Map<LockKey, List<Long>> tokens = map();
+        List<LockKey> lease = List.of(KEPT, CREATED_LATE);
+        List<LockKey> named = List.of(NAMED_KEPT, NAMED_LATE);
+        try (PrimaryAndReplica servers = PrimaryAndReplica.start(2, DOUBLE)) {
+            issueOn(servers, 0, List.of(KEPT), List.of(NAMED_KEPT), tokens);
+            servers.awaitCaughtUp(1, 0);
+            servers.awaitCaughtUp(2, 0);
+            servers.crash(0);
+            servers.promote(1);
+            issueOn(servers, 1, lease, named, tokens);
+            String lastSecond = servers.query(1, "SELECT UNIX_TIMESTAMP()");
+            servers.crash(1);
+            servers.promote(2);
+            awaitLaterSecond(servers, 2, lastSecond);
+            issueOn(servers, 2, lease, named, tokens);
+            lastSecond = servers.query(2, "SELECT UNIX_TIMESTAMP()");
+            servers.crash(2);
+            servers.restart(0);
+            awaitLaterSecond(servers, 0, lastSecond);
+            issueOn(servers, 0, lease, named, tokens);
+        }
+        assertRisingInTheOrderIssued(tokens, "S1, S2, S3 (never pointed at S2), S1 restarted on its own data");
+    }
+
+    private static void assertRisingInTheOrderIssued(Map<LockKey, List<Long>> tokens, String reigns) {
+        tokens.forEach((key, issued) -> assertThat(issued)
+                .as("tokens of %s in the order issued over the reigns %s", key, reigns)
+                .isSorted()
+                .doesNotHaveDuplicates());
+        System.out.printf("bizlock double failover (%s): %s%n", reigns, tokens);
+    }
+
+    private static void issueOn(
+            PrimaryAndReplica servers,
+            int server,
+            List<LockKey> leaseKeys,
+            List<LockKey> namedKeys,
+            Map<LockKey, List<Long>> tokens)
+            throws Exception {
+        try (HikariDataSource dataSource = servers.dataSource(server, DOUBLE)) {
+            if (server == 0 && tokens.isEmpty()) {
+                LockFixture.createSchema(dataSource);
+            }
+            issue(dataSource, leaseKeys, namedKeys, tokens);
+        }
+    }
+
+    /** Waits (a minute at most) until the server's clock reads a later second than {@code second}. */
+    private static void awaitLaterSecond(PrimaryAndReplica servers, int server, String second) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while (Long.parseLong(servers.query(server, "SELECT UNIX_TIMESTAMP()")) <= Long.parseLong(second)) {
+            assertThat(System.nanoTime())
+                    .as("server %d's clock passing %s", server + 1, second)
+                    .isLessThan(deadline);
+            Thread.sleep(50);
+        }
     }
 
     /** The scenario is real: the replica lacks the last tokens of the locks it knew, and the lock created last. */

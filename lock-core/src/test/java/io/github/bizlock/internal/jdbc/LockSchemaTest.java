@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
+import io.github.bizlock.LockMode;
+import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.io.IOException;
@@ -29,7 +31,8 @@ class LockSchemaTest {
         "V2__row_and_named.sql",
         "V3__row_created_at_index.sql",
         "V4__lock_modes.sql",
-        "V5__token_server.sql"
+        "V5__token_server.sql",
+        "V6__token_epoch.sql"
     };
 
     @Test
@@ -47,7 +50,7 @@ class LockSchemaTest {
                 assertThat(schema.missingTables())
                         .containsExactly("hand_lock_row", "hand_lock_token", "hand_lock_mode");
             }
-            if (version == 4) {
+            if (version == 4 || version == 5) {
                 assertThat(schema.missingTables()).isEmpty();
                 assertThatIllegalStateException()
                         .isThrownBy(schema::verify)
@@ -70,13 +73,45 @@ class LockSchemaTest {
                 .withMessageContaining("CREATE TABLE odd_lock_token_floor");
     }
 
+    /**
+     * V6 on tables with token counters: they may hold tokens of a failover V5 left to their next token, so the floor
+     * counts as another reign's and the next token starts a new epoch; a schema with no counter yet issues 1, 2, ...
+     */
+    @Test
+    void countersThatExistWhenV6IsAppliedStartANewEpochAtTheirNextToken(DataSource dataSource) {
+        LockKey key = new LockKey("upgrade", "k");
+        for (String table : new String[] {"used_lock", "unused_lock"}) {
+            for (int version = 1; version <= 5; version++) {
+                migrate(dataSource, table, version);
+            }
+        }
+        new JdbcTemplate(dataSource)
+                .update("INSERT INTO used_lock_token (biz_type, biz_id, lock_mode, last_token, modified_at)"
+                        + " VALUES ('upgrade', 'k', 'NAMED', 7, UTC_TIMESTAMP(6))");
+        migrate(dataSource, "used_lock", 6);
+        migrate(dataSource, "unused_lock", 6);
+
+        assertThat(tokens(dataSource, "used_lock").issue(key, LockMode.NAMED, 1))
+                .as("the counter's next token, at least one epoch (2^32) above 7")
+                .isGreaterThan(7 + TokenFloor.FAILOVER_JUMP);
+        assertThat(tokens(dataSource, "unused_lock").issue(key, LockMode.NAMED, 1))
+                .as("a new schema's first token")
+                .isEqualTo(1);
+        assertThat(tokens(dataSource, "unused_lock").issue(key, LockMode.NAMED, 1))
+                .isEqualTo(2);
+    }
+
+    private static TokenIssuer tokens(DataSource dataSource, String table) {
+        return dao(dataSource, table).tokens();
+    }
+
     private static LockSchema schema(DataSource dataSource, String table) {
+        return dao(dataSource, table).schema();
+    }
+
+    private static BizLockDao dao(DataSource dataSource, String table) {
         return new BizLockDao(
-                        dataSource,
-                        new DataSourceTransactionManager(dataSource),
-                        Dialects.detect(dataSource, table),
-                        table)
-                .schema();
+                dataSource, new DataSourceTransactionManager(dataSource), Dialects.detect(dataSource, table), table);
     }
 
     /** Runs the statements of one migration ({@code version} from 1), as an operator would from its file. */

@@ -2,7 +2,6 @@ package io.github.bizlock.internal.jdbc;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,23 +9,19 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * Two MariaDB servers of the test's own, a primary and a replica of it (binlog, GTID, {@code MASTER_USE_GTID}), on
- * loopback ports 4351-4359, with their data in a temporary directory (under {@code /dev/shm} when there is one). They
- * run as processes of this JVM, started with {@code --no-defaults} so no system option file is read; {@link #close()}
- * stops them (by their process handles) and deletes the data. Tests that need them are skipped, with the reason, where
- * {@code mariadbd} or {@code mariadb-install-db} is missing.
+ * MariaDB servers of the test's own, a primary and replicas of it (binlog, GTID, {@code MASTER_USE_GTID}), on loopback
+ * ports 4351-4359, with their data in a temporary directory (under {@code /dev/shm} when there is one). Server {@code i}
+ * (0 the first primary) has {@code server_id} {@code i + 1}. They run as processes of this JVM, started with
+ * {@code --no-defaults} so no system option file is read; a crashed one can be started again on its data, and
+ * {@link #close()} stops them (by their process handles) and deletes the data. Tests that need them are skipped, with
+ * the reason, where {@code mariadbd} or {@code mariadb-install-db} is missing.
  */
 final class PrimaryAndReplica implements AutoCloseable {
 
@@ -36,51 +31,115 @@ final class PrimaryAndReplica implements AutoCloseable {
     private static final int LAST_PORT = 4359;
 
     private final Path base;
-    private final Server primary;
-    private final Server replica;
+    private final List<MariaDbProcess> servers;
+    private final MariaDbProcess primary;
+    private final MariaDbProcess replica;
 
-    private PrimaryAndReplica(Path base, Server primary, Server replica) {
+    private PrimaryAndReplica(Path base, List<MariaDbProcess> servers) {
         this.base = base;
-        this.primary = primary;
-        this.replica = replica;
+        this.servers = servers;
+        this.primary = servers.get(0);
+        this.replica = servers.get(1);
     }
 
     /**
-     * Starts both servers and the replication, and creates the databases (replicated); skips the calling test where
-     * MariaDB's binaries are missing.
+     * Starts a primary and one replica, and creates the databases (replicated); skips the calling test where MariaDB's
+     * binaries are missing.
      */
     static PrimaryAndReplica start(String... databases) throws Exception {
+        return start(1, databases);
+    }
+
+    /** {@link #start(String...)} with {@code replicas} replicas of the primary. */
+    static PrimaryAndReplica start(int replicas, String... databases) throws Exception {
         Path mariadbd = binary("mariadbd", "/usr/sbin/mariadbd");
         Path installDb = binary("mariadb-install-db", "/usr/bin/mariadb-install-db");
         Path shm = Path.of("/dev/shm");
         Path base = Files.isDirectory(shm) && Files.isWritable(shm)
                 ? Files.createTempDirectory(shm, "bizlock-failover")
                 : Files.createTempDirectory("bizlock-failover");
-        List<Integer> ports = freePorts(2);
-        Server primary = null;
-        Server replica = null;
+        List<Integer> ports = freePorts(1 + replicas);
+        List<MariaDbProcess> servers = new ArrayList<>();
         try {
-            primary = Server.start(mariadbd, installDb, base.resolve("primary"), ports.get(0), PRIMARY_SERVER_ID);
-            replica = Server.start(mariadbd, installDb, base.resolve("replica"), ports.get(1), REPLICA_SERVER_ID);
-            replica.execute("SET GLOBAL read_only = ON");
-            replica.execute("CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = " + primary.port
-                    + ", MASTER_USER = 'root', MASTER_PASSWORD = '', MASTER_USE_GTID = slave_pos");
-            replica.execute("START SLAVE");
+            for (int i = 0; i <= replicas; i++) {
+                servers.add(MariaDbProcess.start(
+                        mariadbd, installDb, base.resolve("server" + (i + 1)), ports.get(i), i + 1));
+            }
+            PrimaryAndReplica all = new PrimaryAndReplica(base, servers);
+            for (int i = 1; i <= replicas; i++) {
+                servers.get(i).execute("SET GLOBAL read_only = ON");
+                all.replicate(i, 0);
+            }
             for (String database : databases) {
-                primary.execute("CREATE DATABASE " + database);
+                servers.get(0).execute("CREATE DATABASE " + database);
             }
-            PrimaryAndReplica pair = new PrimaryAndReplica(base, primary, replica);
-            pair.awaitReplicaCaughtUp();
-            return pair;
+            for (int i = 1; i <= replicas; i++) {
+                all.awaitCaughtUp(i, 0);
+            }
+            return all;
         } catch (Exception | Error ex) {
-            for (Server server : new Server[] {replica, primary}) {
-                if (server != null) {
-                    server.kill();
-                }
-            }
+            servers.forEach(MariaDbProcess::kill);
             delete(base);
             throw ex;
         }
+    }
+
+    /** A small pool on a database of server {@code server}. */
+    HikariDataSource dataSource(int server, String database) {
+        return servers.get(server).dataSource(database);
+    }
+
+    /** Makes server {@code replica} replicate from server {@code source}, from its own GTID position on. */
+    void replicate(int replica, int source) throws SQLException {
+        MariaDbProcess to = servers.get(replica);
+        to.execute("CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = "
+                + servers.get(source).port()
+                + ", MASTER_USER = 'root', MASTER_PASSWORD = '', MASTER_USE_GTID = current_pos");
+        to.execute("START SLAVE");
+    }
+
+    /** Waits until server {@code replica} has applied everything server {@code source} has committed. */
+    void awaitCaughtUp(int replica, int source) throws SQLException {
+        String position = servers.get(source).query("SELECT @@gtid_binlog_pos");
+        MariaDbProcess to = servers.get(replica);
+        String waited = to.query("SELECT MASTER_GTID_WAIT('" + position + "', 60)");
+        if (!"0".equals(waited)) {
+            throw new IllegalStateException("server " + (replica + 1) + " did not reach the GTID position " + position
+                    + " within 60 s: " + to.query("SELECT @@gtid_slave_pos"));
+        }
+    }
+
+    /** Stops server {@code replica}'s IO and SQL threads: what its source commits from now on never reaches it. */
+    void stopReplication(int replica) throws SQLException {
+        servers.get(replica).execute("STOP SLAVE");
+    }
+
+    /** Makes server {@code server} read-only, as a switchover does to the old primary before promoting another. */
+    void demote(int server) throws SQLException {
+        servers.get(server).execute("SET GLOBAL read_only = ON");
+    }
+
+    /** Kills server {@code server} (SIGKILL), as a crash would. */
+    void crash(int server) {
+        servers.get(server).kill();
+    }
+
+    /** Starts a crashed server {@code server} again on its data, writable and replicating from nobody. */
+    void restart(int server) throws Exception {
+        servers.get(server).restart();
+    }
+
+    /** Makes server {@code server} a primary, as a failover tool would: no replication, writable. */
+    void promote(int server) throws SQLException {
+        MariaDbProcess promoted = servers.get(server);
+        promoted.execute("STOP SLAVE");
+        promoted.execute("RESET SLAVE ALL");
+        promoted.execute("SET GLOBAL read_only = OFF");
+    }
+
+    /** The first column of the first row of a query on server {@code server}. */
+    String query(int server, String sql) throws SQLException {
+        return servers.get(server).query(sql);
     }
 
     /** A small pool on a database of the primary. */
@@ -95,17 +154,12 @@ final class PrimaryAndReplica implements AutoCloseable {
 
     /** Waits until the replica has applied everything the primary has committed. */
     void awaitReplicaCaughtUp() throws SQLException {
-        String position = primary.query("SELECT @@gtid_binlog_pos");
-        String waited = replica.query("SELECT MASTER_GTID_WAIT('" + position + "', 60)");
-        if (!"0".equals(waited)) {
-            throw new IllegalStateException("the replica did not reach the primary's GTID position " + position
-                    + " within 60 s: " + replica.query("SELECT @@gtid_slave_pos"));
-        }
+        awaitCaughtUp(1, 0);
     }
 
     /** Stops the replica's IO and SQL threads: what the primary commits from now on never reaches it. */
     void stopReplication() throws SQLException {
-        replica.execute("STOP SLAVE");
+        stopReplication(1);
     }
 
     /** Kills the primary (SIGKILL), as a crash would. */
@@ -115,15 +169,12 @@ final class PrimaryAndReplica implements AutoCloseable {
 
     /** Makes the replica a primary, as a failover tool would: no replication, writable. */
     void promoteReplica() throws SQLException {
-        replica.execute("STOP SLAVE");
-        replica.execute("RESET SLAVE ALL");
-        replica.execute("SET GLOBAL read_only = OFF");
+        promote(1);
     }
 
     @Override
     public void close() {
-        replica.kill();
-        primary.kill();
+        servers.forEach(MariaDbProcess::kill);
         delete(base);
     }
 
@@ -166,128 +217,6 @@ final class PrimaryAndReplica implements AutoCloseable {
                     .forEach(path -> path.toFile().delete());
         } catch (IOException ex) {
             throw new UncheckedIOException("could not delete " + dir, ex);
-        }
-    }
-
-    /** One mariadbd process of this JVM. */
-    private static final class Server {
-
-        private final Process process;
-        private final int port;
-        private final Path dir;
-
-        private Server(Process process, int port, Path dir) {
-            this.process = process;
-            this.port = port;
-            this.dir = dir;
-        }
-
-        static Server start(Path mariadbd, Path installDb, Path dir, int port, int serverId) throws Exception {
-            Path data = dir.resolve("data");
-            Files.createDirectories(dir);
-            String user = System.getProperty("user.name");
-            run(
-                    List.of(
-                            installDb.toString(),
-                            "--no-defaults",
-                            "--user=" + user,
-                            "--datadir=" + data,
-                            "--auth-root-authentication-method=normal",
-                            "--skip-test-db"),
-                    dir.resolve("install.log"));
-            Process process = new ProcessBuilder(
-                            mariadbd.toString(),
-                            "--no-defaults",
-                            "--user=" + user,
-                            "--datadir=" + data,
-                            "--socket=" + dir.resolve("mysqld.sock"),
-                            "--pid-file=" + dir.resolve("mysqld.pid"),
-                            "--log-error=" + dir.resolve("error.log"),
-                            "--port=" + port,
-                            "--bind-address=127.0.0.1",
-                            "--server-id=" + serverId,
-                            "--log-bin=" + dir.resolve("binlog"),
-                            "--log-slave-updates",
-                            "--innodb-buffer-pool-size=32M",
-                            "--innodb-log-file-size=16M",
-                            "--performance-schema=OFF")
-                    .redirectErrorStream(true)
-                    .redirectOutput(dir.resolve("stdout.log").toFile())
-                    .start();
-            Server server = new Server(process, port, dir);
-            server.awaitAnswering();
-            return server;
-        }
-
-        private static void run(List<String> command, Path log) throws IOException, InterruptedException {
-            Process process = new ProcessBuilder(command)
-                    .redirectErrorStream(true)
-                    .redirectOutput(log.toFile())
-                    .start();
-            if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {
-                process.destroyForcibly();
-                throw new IllegalStateException(command.get(0) + " failed: " + Files.readString(log));
-            }
-        }
-
-        private void awaitAnswering() throws Exception {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (true) {
-                try (Connection connection = connect("")) {
-                    return;
-                } catch (SQLException notYet) {
-                    if (!process.isAlive() || System.nanoTime() > deadline) {
-                        Path log = dir.resolve("error.log");
-                        throw new IllegalStateException("mariadbd on port " + port + " did not start: "
-                                + (Files.exists(log) ? Files.readString(log) : "no error log"));
-                    }
-                    Thread.sleep(100);
-                }
-            }
-        }
-
-        Connection connect(String database) throws SQLException {
-            return DriverManager.getConnection(url(database), "root", "");
-        }
-
-        private String url(String database) {
-            return "jdbc:mysql://127.0.0.1:" + port + "/" + database
-                    + "?sslMode=DISABLED&allowPublicKeyRetrieval=true&connectTimeout=2000";
-        }
-
-        HikariDataSource dataSource(String database) {
-            HikariConfig config = new HikariConfig();
-            config.setJdbcUrl(url(database));
-            config.setUsername("root");
-            config.setPassword("");
-            config.setMaximumPoolSize(4);
-            config.setMinimumIdle(0);
-            return new HikariDataSource(config);
-        }
-
-        void execute(String sql) throws SQLException {
-            try (Connection connection = connect("");
-                    Statement statement = connection.createStatement()) {
-                statement.execute(sql);
-            }
-        }
-
-        String query(String sql) throws SQLException {
-            try (Connection connection = connect("");
-                    Statement statement = connection.createStatement();
-                    ResultSet row = statement.executeQuery(sql)) {
-                row.next();
-                return row.getString(1);
-            }
-        }
-
-        void kill() {
-            process.destroyForcibly();
-            try {
-                process.waitFor(30, TimeUnit.SECONDS);
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 }

@@ -19,8 +19,8 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
     /**
      * Stands in statements for the server that issues a fencing token: {@code @@server_id}, evaluated by the server
      * that runs the statement (a replica applying it replicates the value, whatever the binlog format), so a promoted
-     * replica tells the counters it issued from those another server did. On a multi-writer cluster, whose nodes
-     * issue tokens as one, {@code 0}: the nodes must not move each other's counters to a new epoch.
+     * replica tells a token floor taken over by another server from one it took over itself. On a multi-writer
+     * cluster, whose nodes issue tokens as one, {@code 0}: the nodes must not move each other's counters to a new epoch.
      */
     private static final String TOKEN_SERVER = "${token_server}";
 
@@ -28,6 +28,18 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
 
     /** How long after a failed read of the topology the next one may be made. */
     private static final long READ_AGAIN_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /**
+     * Stands in statements for the start of the server that issues fencing tokens, in seconds since 1970: with
+     * {@code ${token_server}} it tells a reign, so a server that starts again (it may have been another's replica in
+     * between, or missed another's reign) starts a new fencing epoch ({@code TokenFloor}). Derived from the server's
+     * {@code Uptime} and the statement's start, which advance together, so it is the same in every statement of one
+     * run of the server, whatever {@code @@timestamp} says. Reading the status table costs about 0.1-0.3 ms, so each
+     * session reads it once, into a user variable: a session lives and dies on one server, within one of its runs, so
+     * the value is always that of the server the statement runs on (MySQL 8 warns that such an assignment is
+     * deprecated, and runs it). {@code 0} on a multi-writer cluster, like the server.
+     */
+    private static final String TOKEN_BOOT = "${token_boot}";
 
     private final String table;
     // Written once more at most, when a topology that could not be read at start is read: the statements' cache is
@@ -45,6 +57,9 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
 
     /** The server family, e.g. {@code MySQL}. */
     public abstract String product();
+
+    /** The expression of the server's start in seconds since 1970, from its status variable {@code Uptime}. */
+    protected abstract String serverStart();
 
     /** The deployment the server belongs to (a server on its own, a Galera node, a replica...), as last read. */
     public final ClusterTopology topology() {
@@ -96,7 +111,8 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
 
     /**
      * The statement of a template: {@code ${table}} replaced by the lock table's name, which was checked to be safe,
-     * and {@code ${token_server}} by the expression of the server that issues fencing tokens.
+     * and {@code ${token_server}} and {@code ${token_boot}} by the expressions of the server that issues fencing tokens
+     * and of its start.
      */
     public final String render(String template) {
         // Statements are built on every lock operation: render each once. Templates are constants, except the few
@@ -106,7 +122,14 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
         if (cached != null) {
             return cached;
         }
-        String sql = template.replace(TABLE, table).replace(TOKEN_SERVER, topology.multiWriter() ? "0" : "@@server_id");
+        boolean oneIssuer = topology.multiWriter();
+        String sql = template.replace(TABLE, table)
+                .replace(TOKEN_SERVER, oneIssuer ? "0" : "@@server_id")
+                .replace(
+                        TOKEN_BOOT,
+                        oneIssuer
+                                ? "0"
+                                : "COALESCE(@bizlock_token_boot, @bizlock_token_boot := " + serverStart() + ")");
         if (cache.size() < MAX_RENDERED) {
             cache.put(template, sql);
         }

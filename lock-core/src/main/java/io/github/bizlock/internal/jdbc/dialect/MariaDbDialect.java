@@ -12,6 +12,13 @@ public final class MariaDbDialect extends Dialect {
         return "MariaDB";
     }
 
+    /** MariaDB keeps the status variables in {@code information_schema}, with or without the performance schema. */
+    @Override
+    protected String serverStart() {
+        return "(SELECT UNIX_TIMESTAMP() - CAST(VARIABLE_VALUE AS UNSIGNED) FROM information_schema.GLOBAL_STATUS"
+                + " WHERE VARIABLE_NAME = 'UPTIME')";
+    }
+
     /**
      * {@code SET STATEMENT ... FOR} scopes the causality wait to the one statement, so the pool's connections keep
      * their settings. 3 = reads (1) and UPDATE/DELETE (2).

@@ -4,26 +4,38 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** Templates become statements for the lock table and the server that issues fencing tokens, rendered once each. */
+/**
+ * Templates become statements for the lock table and the server (and its start) that issues fencing tokens, rendered
+ * once each.
+ */
 class DialectTest {
 
     private static final String TEMPLATE = "SELECT ${token_server} FROM ${table}";
+    private static final String REIGN = "SELECT ${token_server}, ${token_boot} FROM ${table}";
 
     @Test
     void fencingTokensNameTheServerOnASingleServerAndNoServerOnAMultiWriterCluster() {
         assertThat(Dialects.forServer("MySQL", "8.0.31", "app_lock").render(TEMPLATE))
                 .isEqualTo("SELECT @@server_id FROM app_lock");
+        assertThat(Dialects.forServer("MySQL", "8.0.31", "app_lock").render(REIGN))
+                .isEqualTo("SELECT @@server_id, COALESCE(@bizlock_token_boot, @bizlock_token_boot := COALESCE((SELECT"
+                        + " UNIX_TIMESTAMP() - CAST(VARIABLE_VALUE AS UNSIGNED) FROM performance_schema.global_status"
+                        + " WHERE VARIABLE_NAME = 'Uptime'), 0)) FROM app_lock");
+        assertThat(Dialects.forServer("MariaDB", "10.11.6-MariaDB", "app_lock").render(REIGN))
+                .isEqualTo("SELECT @@server_id, COALESCE(@bizlock_token_boot, @bizlock_token_boot := (SELECT"
+                        + " UNIX_TIMESTAMP() - CAST(VARIABLE_VALUE AS UNSIGNED) FROM information_schema.GLOBAL_STATUS"
+                        + " WHERE VARIABLE_NAME = 'UPTIME')) FROM app_lock");
         ClusterTopology galera = new ClusterTopology(ClusterTopology.Kind.GALERA, "wsrep_on=ON", false);
         assertThat(Dialects.forServer("MariaDB", "10.11.6-MariaDB", "app_lock", galera)
-                        .render(TEMPLATE))
-                .isEqualTo("SELECT 0 FROM app_lock");
+                        .render(REIGN))
+                .isEqualTo("SELECT 0, 0 FROM app_lock");
         ClusterTopology multiPrimary = new ClusterTopology(
                 ClusterTopology.Kind.GROUP_REPLICATION_MULTI_PRIMARY,
                 "group_replication_single_primary_mode=OFF",
                 false);
         assertThat(Dialects.forServer("MySQL", "8.0.31", "app_lock", multiPrimary)
-                        .render(TEMPLATE))
-                .isEqualTo("SELECT 0 FROM app_lock");
+                        .render(REIGN))
+                .isEqualTo("SELECT 0, 0 FROM app_lock");
     }
 
     @Test
