@@ -47,7 +47,10 @@ public final class LockJdbc {
     /** ER_LOCK_WAIT_TIMEOUT: a row lock wait ran out (and MariaDB's failed {@code NOWAIT}). */
     public static final int ER_LOCK_WAIT_TIMEOUT = 1205;
 
-    /** No deadline: the pool's own connection timeout applies. */
+    /**
+     * No deadline: the pool's own connection and read timeouts apply. Only for statements that are not lock traffic:
+     * a lock statement on a connection to a host that died without a word would otherwise wait for the OS (~15 min).
+     */
     static final long NO_DEADLINE = Long.MIN_VALUE;
 
     /** The longest read a bounded write waits for, however far its deadline: no lock statement takes that long. */
@@ -73,7 +76,6 @@ public final class LockJdbc {
 
     private final DataSource lockConnections;
     private final JdbcTemplate jdbc;
-    private final JdbcTemplate lockReads;
     private final DataSource writeScope;
     private final JdbcTemplate writeJdbc;
     private final String table;
@@ -87,7 +89,6 @@ public final class LockJdbc {
     LockJdbc(DataSource dataSource, DataSource lockConnections, String table) {
         this.lockConnections = lockConnections;
         this.jdbc = new JdbcTemplate(dataSource);
-        this.lockReads = new JdbcTemplate(lockConnections);
         // Writes run on a connection of their own, bound under this key for the write only: never the connection of a
         // transaction (or other scope) the caller has open on the data source, whatever the transaction settings.
         this.writeScope = new DelegatingDataSource(lockConnections);
@@ -101,27 +102,36 @@ public final class LockJdbc {
     }
 
     /**
-     * Runs a query that decides whether a lock is held. On a Galera node it first waits until every write committed
-     * anywhere in the cluster before it is applied here ({@code wsrep_sync_wait = 1} for this query only, on one
-     * connection), so it never reads a holder that has already left; elsewhere it is a plain query.
+     * Runs a query that decides whether a lock is held, on a connection of its own from the lock connections, ended by
+     * {@code deadlineNanos} ({@link System#nanoTime()}) like a bounded write. On a Galera node it first waits until
+     * every write committed anywhere in the cluster before it is applied here ({@code wsrep_sync_wait = 1} for this
+     * query only), so it never reads a holder that has already left; elsewhere it is a plain query.
+     *
+     * @throws DataAccessException if the query could not run by the deadline
      */
-    <T> List<T> queryCausal(boolean galera, String sql, RowMapper<T> rows, Object... params) {
+    <T> List<T> queryCausal(long deadlineNanos, boolean galera, String sql, RowMapper<T> rows, Object... params) {
         if (!galera) {
-            return guarded(() -> lockReads.query(sql, rows, params));
+            return guarded(() -> inAutocommit(deadlineNanos, () -> writeJdbc.query(sql, rows, params)));
         }
-        return guarded(() -> Objects.requireNonNull(lockReads.execute((ConnectionCallback<List<T>>) connection -> {
-            try (Statement session = connection.createStatement()) {
-                session.execute("SET SESSION wsrep_sync_wait = 1");
-                try {
-                    return new JdbcTemplate(new SingleConnectionDataSource(connection, true)).query(sql, rows, params);
-                } finally {
-                    session.execute("SET SESSION wsrep_sync_wait = DEFAULT");
-                }
-            }
-        })));
+        return guarded(() -> inAutocommit(
+                deadlineNanos,
+                () -> Objects.requireNonNull(writeJdbc.execute((ConnectionCallback<List<T>>) connection -> {
+                    try (Statement session = connection.createStatement()) {
+                        session.execute("SET SESSION wsrep_sync_wait = 1");
+                        try {
+                            return new JdbcTemplate(new SingleConnectionDataSource(connection, true))
+                                    .query(sql, rows, params);
+                        } finally {
+                            session.execute("SET SESSION wsrep_sync_wait = DEFAULT");
+                        }
+                    }
+                }))));
     }
 
-    /** Runs one write statement. */
+    /**
+     * Runs one write statement that is not lock traffic (housekeeping, the migration lease), with the pool's own
+     * connection and read timeouts.
+     */
     int update(String sql, Object... params) {
         return update(NO_DEADLINE, sql, params);
     }
@@ -149,19 +159,11 @@ public final class LockJdbc {
     }
 
     /**
-     * Runs one write statement that sets a fencing token with {@code LAST_INSERT_ID(expr)}; text parameters are bound
-     * as UTF-8 bytes.
+     * Runs one write statement that sets a fencing token with {@code LAST_INSERT_ID(expr)}, ended by
+     * {@code deadlineNanos} ({@link System#nanoTime()}) however the database or the pool behave: the wait for a pool
+     * connection is cut off then, and reads time out then. Text parameters are bound as UTF-8 bytes.
      *
      * @return the token, or empty if the statement changed no row
-     */
-    OptionalLong updateReturningToken(String sql, Object... params) {
-        return updateReturningToken(NO_DEADLINE, sql, params);
-    }
-
-    /**
-     * As {@link #updateReturningToken(String, Object...)}, ended by {@code deadlineNanos} ({@link System#nanoTime()})
-     * however the database or the pool behave: the wait for a pool connection is cut off then, and reads time out then.
-     *
      * @throws DataAccessException if the statement could not run by the deadline
      */
     OptionalLong updateReturningToken(long deadlineNanos, String sql, Object... params) {
