@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.bizlock.Await;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockReleaseException;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.LockRow;
@@ -22,8 +24,14 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
@@ -45,6 +53,8 @@ class LeaseFrozenConnectionsTest {
      * frozen connection, ends within the 5.4 s a grant is counted on (a lease less its 10 % margin).
      */
     private static final Duration LEASE = Duration.ofSeconds(6);
+
+    private static final String RELEASE_THREAD = "bizlock-release";
 
     @BeforeAll
     static void createSchema(DataSource dataSource) {
@@ -105,6 +115,68 @@ class LeaseFrozenConnectionsTest {
         }
     }
 
+    @Test
+    void releasesStuckOnFrozenConnectionsNeitherPileUpThreadsNorKeepThePool(TestDatabase database) throws Exception {
+        BizLockDao direct = LockFixture.dao(database.dataSource());
+        int holders = 8;
+        ExecutorService threads = Executors.newFixedThreadPool(holders);
+        try (FreezingProxy network = new FreezingProxy(database.jdbcUrl());
+                HikariDataSource pool = lockPool(network, database);
+                LockManager manager = LockFixture.manager(LockFixture.dao(pool), InstanceId.generate())
+                        .build()) {
+            int before = threadsNamed(RELEASE_THREAD);
+            CountDownLatch allHeld = new CountDownLatch(holders);
+            CountDownLatch frozen = new CountDownLatch(1);
+            List<Future<?>> unlocks = new ArrayList<>();
+            List<LockKey> keys = new ArrayList<>();
+            for (int i = 0; i < holders; i++) {
+                LockKey key = new LockKey("frozen-release", "k" + i);
+                keys.add(key);
+                unlocks.add(threads.submit(() -> {
+                    LockHandle held = manager.tryAcquire(key, LockMode.LEASE, Duration.ofSeconds(10), null)
+                            .orElseThrow();
+                    allHeld.countDown();
+                    frozen.await();
+                    try {
+                        held.unlock();
+                    } catch (LockReleaseException ex) {
+                        // the database did not answer within the release bound: retried in the background
+                    }
+                    return null;
+                }));
+            }
+            assertThat(allHeld.await(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(network.freezeOpen())
+                    .as("connections open when the host dies")
+                    .isPositive();
+            frozen.countDown();
+
+            AtomicInteger mostThreads = new AtomicInteger();
+            long sampleUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (System.nanoTime() - sampleUntil < 0) {
+                mostThreads.accumulateAndGet(threadsNamed(RELEASE_THREAD) - before, Math::max);
+                Thread.sleep(20);
+            }
+            assertThat(mostThreads.get())
+                    .as("release threads at once while %d releases wait on frozen connections", holders)
+                    .isLessThanOrEqualTo(2);
+            for (Future<?> unlock : unlocks) {
+                unlock.get(30, TimeUnit.SECONDS);
+            }
+            Await.until(
+                    "every row released, in the background on live connections",
+                    Duration.ofSeconds(40),
+                    () -> keys.stream()
+                            .allMatch(key -> LeaseTestSupport.row(direct, key).owner() == null));
+            Optional<LockHandle> later = manager.tryAcquire(
+                    new LockKey("frozen-release", "later"), LockMode.LEASE, Duration.ofSeconds(5), null);
+            assertThat(later).as("a later acquisition gets a connection").isPresent();
+            later.get().unlock();
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
     /**
      * A pool like the lock pool the starter makes (4 connections, HikariCP's other defaults), through the proxy, that
      * hands out connections without checking them first, as HikariCP does with one used less than 500 ms ago: a busy
@@ -153,6 +225,12 @@ class LeaseFrozenConnectionsTest {
                 }
             }
         }
+    }
+
+    private static int threadsNamed(String prefix) {
+        return (int) Thread.getAllStackTraces().keySet().stream()
+                .filter(thread -> thread.isAlive() && thread.getName().startsWith(prefix))
+                .count();
     }
 
     /** When the watchdog first reported a failed renewal. */
