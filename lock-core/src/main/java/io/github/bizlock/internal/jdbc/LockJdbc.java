@@ -61,6 +61,9 @@ public final class LockJdbc {
 
     private static final Executor DIRECT = Runnable::run;
 
+    /** Dead connections one statement drops before it gives up: more than the lock pool holds (4). */
+    private static final int MAX_DEAD_CONNECTIONS = 8;
+
     private static final int ER_LOCK_DEADLOCK = 1213;
 
     /** A Galera node outside the primary component, or not yet synced: "WSREP has not yet prepared node". */
@@ -79,6 +82,7 @@ public final class LockJdbc {
     private final DataSource writeScope;
     private final JdbcTemplate writeJdbc;
     private final String table;
+    private final ConnectionCheck check = new ConnectionCheck();
 
     /**
      * @param dataSource the lock DataSource, for reads that are not lock traffic (schema checks, housekeeping, the
@@ -215,15 +219,42 @@ public final class LockJdbc {
      * write uncommitted, and the pool would roll it back.
      */
     private <T> T inAutocommit(long deadlineNanos, Supplier<T> work) {
-        Connection connection;
         try {
-            connection = deadlineNanos == NO_DEADLINE
-                    ? lockConnections.getConnection()
-                    : Guard.INSTANCE.connection(
-                            lockConnections, deadlineNanos, "getting a connection for a bizlock write");
-        } catch (SQLException ex) {
-            throw translate("getting a connection for a bizlock write", ex);
+            return onConnection(deadlineNanos, work);
+        } catch (DataAccessException ex) {
+            if (connectionFailed(ex)) {
+                check.failed();
+            }
+            throw ex;
         }
+    }
+
+    /** A connection from the lock connections that {@link #check} lets a lock statement use. */
+    private Connection connection(long deadlineNanos) {
+        for (int tries = 1; ; tries++) {
+            Connection connection;
+            try {
+                connection = deadlineNanos == NO_DEADLINE
+                        ? lockConnections.getConnection()
+                        : Guard.INSTANCE.connection(
+                                lockConnections, deadlineNanos, "getting a connection for a bizlock write");
+            } catch (SQLException ex) {
+                throw translate("getting a connection for a bizlock write", ex);
+            }
+            if (check.usable(connection)) {
+                return connection;
+            }
+            if (tries >= MAX_DEAD_CONNECTIONS
+                    || (deadlineNanos != NO_DEADLINE && deadlineNanos - System.nanoTime() <= 0)) {
+                throw new DataAccessResourceFailureException("The lock connections lent " + tries + " connection(s)"
+                        + " that did not answer a ping within " + ConnectionCheck.PING_SECONDS + " s (a database host"
+                        + " that went away without closing them?); the bizlock statement was not sent");
+            }
+        }
+    }
+
+    private <T> T onConnection(long deadlineNanos, Supplier<T> work) {
+        Connection connection = connection(deadlineNanos);
         int readTimeout = -1;
         // Cleared while the statements run and set again after: on a virtual thread, a statement begun with the
         // interrupt status set closes the connection, and an interrupted holder's release would fail instead of run.

@@ -2,7 +2,6 @@ package io.github.bizlock.internal.jdbc.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.Await;
 import io.github.bizlock.LockFixture;
@@ -10,6 +9,7 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockReleaseException;
+import io.github.bizlock.ProxiedLockPool;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.LockRow;
@@ -19,8 +19,6 @@ import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.internal.lock.LockObserver;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,13 +65,13 @@ class LeaseFrozenConnectionsTest {
         FailedRenewals failures = new FailedRenewals();
         List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
         try (FreezingProxy network = new FreezingProxy(database.jdbcUrl());
-                HikariDataSource pool = lockPool(network, database);
+                HikariDataSource pool = ProxiedLockPool.open(network, database);
                 LockManager manager = LockFixture.manager(LockFixture.dao(pool), InstanceId.generate())
                         .watchdogLease(LEASE)
                         .observer(failures)
                         .build()) {
             manager.addListener(lost::add);
-            openAll(pool); // all four freeze: the renewer meets one, whichever connection it takes next
+            ProxiedLockPool.openAll(pool); // all four freeze: the renewer meets one, whichever connection it takes next
             LockHandle a = manager.tryAcquire(new LockKey("frozen", "a"), LockMode.LEASE, Duration.ZERO, null)
                     .orElseThrow();
             Thread.sleep(LEASE.toMillis() / 3 + 500); // A has been renewed at least once: the renewer has a connection
@@ -81,7 +79,7 @@ class LeaseFrozenConnectionsTest {
             long frozenAt = System.nanoTime();
             assertThat(network.freezeOpen())
                     .as("connections open when the host dies")
-                    .isPositive();
+                    .isEqualTo(ProxiedLockPool.SIZE);
             LockKey keyB = new LockKey("frozen", "b");
             LockHandle b = acquireAfterFreeze(manager, keyB);
             long heldUntil = System.nanoTime() + LEASE.multipliedBy(3).toNanos();
@@ -121,7 +119,7 @@ class LeaseFrozenConnectionsTest {
         int holders = 8;
         ExecutorService threads = Executors.newFixedThreadPool(holders);
         try (FreezingProxy network = new FreezingProxy(database.jdbcUrl());
-                HikariDataSource pool = lockPool(network, database);
+                HikariDataSource pool = ProxiedLockPool.open(network, database);
                 LockManager manager = LockFixture.manager(LockFixture.dao(pool), InstanceId.generate())
                         .build()) {
             int before = threadsNamed(RELEASE_THREAD);
@@ -146,9 +144,10 @@ class LeaseFrozenConnectionsTest {
                 }));
             }
             assertThat(allHeld.await(30, TimeUnit.SECONDS)).isTrue();
+            ProxiedLockPool.openAll(pool);
             assertThat(network.freezeOpen())
                     .as("connections open when the host dies")
-                    .isPositive();
+                    .isEqualTo(ProxiedLockPool.SIZE);
             frozen.countDown();
 
             AtomicInteger mostThreads = new AtomicInteger();
@@ -174,41 +173,6 @@ class LeaseFrozenConnectionsTest {
             later.get().unlock();
         } finally {
             threads.shutdownNow();
-        }
-    }
-
-    /**
-     * A pool like the lock pool the starter makes (4 connections, HikariCP's other defaults), through the proxy, that
-     * hands out connections without checking them first, as HikariCP does with one used less than 500 ms ago: a busy
-     * lock pool's connections always are.
-     */
-    private static HikariDataSource lockPool(FreezingProxy network, TestDatabase database) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(network.jdbcUrl());
-        config.setUsername(database.username());
-        config.setPassword(database.password());
-        config.setMaximumPoolSize(4);
-        config.setMinimumIdle(1);
-        String bypass = "com.zaxxer.hikari.aliveBypassWindowMs"; // read once, when the pool is made
-        System.setProperty(bypass, String.valueOf(TimeUnit.HOURS.toMillis(1)));
-        try {
-            return new HikariDataSource(config);
-        } finally {
-            System.clearProperty(bypass);
-        }
-    }
-
-    /** Opens the pool's four connections, and gives them back to it. */
-    private static void openAll(HikariDataSource pool) throws SQLException {
-        List<Connection> connections = new ArrayList<>();
-        try {
-            for (int i = 0; i < pool.getMaximumPoolSize(); i++) {
-                connections.add(pool.getConnection());
-            }
-        } finally {
-            for (Connection connection : connections) {
-                connection.close();
-            }
         }
     }
 
