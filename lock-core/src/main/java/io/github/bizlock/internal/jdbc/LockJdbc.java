@@ -47,12 +47,6 @@ public final class LockJdbc {
     /** ER_LOCK_WAIT_TIMEOUT: a row lock wait ran out (and MariaDB's failed {@code NOWAIT}). */
     public static final int ER_LOCK_WAIT_TIMEOUT = 1205;
 
-    /**
-     * No deadline: the pool's own connection and read timeouts apply. Only for statements that are not lock traffic:
-     * a lock statement on a connection to a host that died without a word would otherwise wait for the OS (~15 min).
-     */
-    static final long NO_DEADLINE = Long.MIN_VALUE;
-
     /** The longest read a bounded write waits for, however far its deadline: no lock statement takes that long. */
     private static final long MAX_READ_MILLIS = TimeUnit.SECONDS.toMillis(30);
 
@@ -133,11 +127,12 @@ public final class LockJdbc {
     }
 
     /**
-     * Runs one write statement that is not lock traffic (housekeeping, the migration lease), with the pool's own
-     * connection and read timeouts.
+     * Runs one write statement that has no deadline of its own (housekeeping, the migration lease): within
+     * {@link #MAX_READ_MILLIS}, so that one sent on a connection to a host that died without a word still ends, and
+     * the pool gets its connection back.
      */
     int update(String sql, Object... params) {
-        return update(NO_DEADLINE, sql, params);
+        return update(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MAX_READ_MILLIS), sql, params);
     }
 
     /** Runs one write statement, ended by {@code deadlineNanos} ({@link System#nanoTime()}) whatever the database does. */
@@ -234,18 +229,15 @@ public final class LockJdbc {
         for (int tries = 1; ; tries++) {
             Connection connection;
             try {
-                connection = deadlineNanos == NO_DEADLINE
-                        ? lockConnections.getConnection()
-                        : Guard.INSTANCE.connection(
-                                lockConnections, deadlineNanos, "getting a connection for a bizlock write");
+                connection = Guard.INSTANCE.connection(
+                        lockConnections, deadlineNanos, "getting a connection for a bizlock write");
             } catch (SQLException ex) {
                 throw translate("getting a connection for a bizlock write", ex);
             }
             if (check.usable(connection)) {
                 return connection;
             }
-            if (tries >= MAX_DEAD_CONNECTIONS
-                    || (deadlineNanos != NO_DEADLINE && deadlineNanos - System.nanoTime() <= 0)) {
+            if (tries >= MAX_DEAD_CONNECTIONS || deadlineNanos - System.nanoTime() <= 0) {
                 throw new DataAccessResourceFailureException("The lock connections lent " + tries + " connection(s)"
                         + " that did not answer a ping within " + ConnectionCheck.PING_SECONDS + " s (a database host"
                         + " that went away without closing them?); the bizlock statement was not sent");
@@ -260,17 +252,15 @@ public final class LockJdbc {
         // interrupt status set closes the connection, and an interrupted holder's release would fail instead of run.
         boolean interrupted = Thread.interrupted();
         try {
-            if (deadlineNanos != NO_DEADLINE) {
-                long millis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
-                if (millis < MIN_READ_MILLIS) {
-                    // Sent now, a write could commit after its read timed out, leaving a lock row nobody knows of.
-                    throw new DataAccessResourceFailureException("The deadline of a bizlock write passed while it"
-                            + " waited for a pool connection; the write was not sent");
-                }
-                readTimeout = connection.getNetworkTimeout();
-                // A half-open connection from the pool would otherwise hold the write until the OS gives up on it.
-                connection.setNetworkTimeout(DIRECT, (int) Math.max(1, Math.min(millis, MAX_READ_MILLIS)));
+            long millis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+            if (millis < MIN_READ_MILLIS) {
+                // Sent now, a write could commit after its read timed out, leaving a lock row nobody knows of.
+                throw new DataAccessResourceFailureException("The deadline of a bizlock write passed while it"
+                        + " waited for a pool connection; the write was not sent");
             }
+            readTimeout = connection.getNetworkTimeout();
+            // A half-open connection from the pool would otherwise hold the write until the OS gives up on it.
+            connection.setNetworkTimeout(DIRECT, (int) Math.max(1, Math.min(millis, MAX_READ_MILLIS)));
             boolean autoCommit = connection.getAutoCommit();
             if (!autoCommit) {
                 connection.setAutoCommit(true);
@@ -340,7 +330,7 @@ public final class LockJdbc {
         return translated != null ? translated : new UncategorizedSQLException(task, null, ex);
     }
 
-    /** Started on first use: one thread per process, for the few writes that have a deadline. */
+    /** Started on first use: one thread per process, that ends the pool waits of every lock statement. */
     private static final class Guard {
         static final PoolWaitGuard INSTANCE = new PoolWaitGuard();
     }

@@ -178,18 +178,42 @@ class LockJdbcTest {
                     new Object[] {2, 2},
                     "SELECT 1",
                     networkTimeout);
-            List<Integer> unbounded = onOneConnection.updateThenQuery(
-                    LockJdbc.NO_DEADLINE, INSERT, new Object[] {3, 3}, "SELECT 1", networkTimeout);
 
             assertThat(near)
                     .singleElement(as(InstanceOfAssertFactories.INTEGER))
                     .as("the time left until the deadline, in milliseconds")
                     .isBetween(5_000, 10_000);
             assertThat(far).as("never more than 30 s, however far the deadline").containsExactly(30_000);
-            assertThat(unbounded)
-                    .as("a write without a deadline keeps the pool's setting")
-                    .containsExactly(43_210);
             assertThat(physical.getNetworkTimeout()).isEqualTo(43_210);
+        }
+    }
+
+    @Test
+    void aWriteOfHousekeepingOrTheMigrationLeaseRunsWithAThirtySecondReadTimeout() throws SQLException {
+        try (Connection physical = dataSource.getConnection()) {
+            physical.setNetworkTimeout(Runnable::run, 0);
+            List<Integer> readTimeouts = new ArrayList<>();
+            Connection recording = (Connection) java.lang.reflect.Proxy.newProxyInstance(
+                    Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("setNetworkTimeout")) {
+                            readTimeouts.add((Integer) args[1]);
+                        }
+                        try {
+                            return method.invoke(physical, args);
+                        } catch (java.lang.reflect.InvocationTargetException ex) {
+                            throw ex.getCause();
+                        }
+                    });
+
+            writingThrough(recording).update(INSERT, 1, 1);
+
+            assertThat(readTimeouts)
+                    .as("read timeouts set for the write, then the pool's given back: a write without a deadline of"
+                            + " its own still ends if its connection goes dead")
+                    .hasSize(2)
+                    .last()
+                    .isEqualTo(0);
+            assertThat(readTimeouts.get(0)).as("the write's, in ms").isBetween(25_000, 30_000);
         }
     }
 
