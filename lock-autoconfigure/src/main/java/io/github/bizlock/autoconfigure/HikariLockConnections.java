@@ -19,6 +19,9 @@ import org.springframework.boot.jdbc.DataSourceBuilder;
 /** {@link LockConnections} from HikariCP's settings; loaded only when HikariCP is on the class path. */
 final class HikariLockConnections {
 
+    /** The longest check of an idle connection of the write pool before it is lent. */
+    private static final long MAX_VALIDATION_MILLIS = 1000;
+
     private HikariLockConnections() {}
 
     static boolean isHikari(DataSource dataSource) {
@@ -40,6 +43,10 @@ final class HikariLockConnections {
         }
         config.setMaximumPoolSize(size);
         config.setMinimumIdle(Math.min(1, size));
+        // HikariCP checks an idle connection before it lends it, on the borrowing thread, which an interrupt does not
+        // cut short: a connection to a host that died without a word would hold a renewal or release that long past
+        // its deadline. A database that answers does in far less than a second.
+        config.setValidationTimeout(Math.min(config.getValidationTimeout(), MAX_VALIDATION_MILLIS));
         // Opened on first use, so that the application starts while the lock database is down, as with its own pool.
         config.setInitializationFailTimeout(-1);
         config.setRegisterMbeans(false);
