@@ -62,19 +62,23 @@ class LeaseFrozenConnectionsTest {
     @Test
     void aLockTakenAfterThePoolsConnectionsFreezeStaysHeldForThreeLeases(TestDatabase database) throws Exception {
         BizLockDao direct = LockFixture.dao(database.dataSource());
-        FailedRenewals failures = new FailedRenewals();
+        Renewals renewals = new Renewals();
         List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
         try (FreezingProxy network = new FreezingProxy(database.jdbcUrl());
                 HikariDataSource pool = ProxiedLockPool.open(network, database);
                 LockManager manager = LockFixture.manager(LockFixture.dao(pool), InstanceId.generate())
                         .watchdogLease(LEASE)
-                        .observer(failures)
+                        .observer(renewals)
                         .build()) {
             manager.addListener(lost::add);
             ProxiedLockPool.openAll(pool); // all four freeze: the renewer meets one, whichever connection it takes next
             LockHandle a = manager.tryAcquire(new LockKey("frozen", "a"), LockMode.LEASE, Duration.ZERO, null)
                     .orElseThrow();
-            Thread.sleep(LEASE.toMillis() / 3 + 500); // A has been renewed at least once: the renewer has a connection
+            Await.until("A renewed", Duration.ofSeconds(10), () -> renewals.lastRenewedNanos() != 0);
+            // The host dies just before A's next renewal: the renewer sends it on a connection that has frozen, before
+            // any other statement has timed out on one (after which lent connections are pinged first).
+            long nextRenewal = renewals.lastRenewedNanos() + LEASE.dividedBy(3).toNanos();
+            TimeUnit.NANOSECONDS.sleep(nextRenewal - System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(300));
 
             long frozenAt = System.nanoTime();
             assertThat(network.freezeOpen())
@@ -101,7 +105,7 @@ class LeaseFrozenConnectionsTest {
             // Ceiling, not a measurement: the renewal due at most a third of a lease after the freeze, ended a third of
             // a lease after it was sent, with 3 s to spare for a busy machine; before, it waited for the OS (~15 min).
             long bound = LEASE.dividedBy(3).multipliedBy(2).toMillis() + 3000;
-            assertThat(failures.firstMillisAfter(frozenAt))
+            assertThat(renewals.firstFailureMillisAfter(frozenAt))
                     .as("ms from the freeze until the stuck renewal was given up (a first renewal failure)")
                     .isBetween(0L, bound);
             b.unlock();
@@ -197,18 +201,28 @@ class LeaseFrozenConnectionsTest {
                 .count();
     }
 
-    /** When the watchdog first reported a failed renewal. */
-    private static final class FailedRenewals implements LockObserver {
+    /** When the watchdog last renewed, and first reported a failed renewal. */
+    private static final class Renewals implements LockObserver {
 
-        private final AtomicLong first = new AtomicLong();
+        private final AtomicLong lastRenewed = new AtomicLong();
+        private final AtomicLong firstFailure = new AtomicLong();
+
+        @Override
+        public void renewed(LockMode mode, int count) {
+            lastRenewed.set(System.nanoTime());
+        }
 
         @Override
         public void renewalFailed(LockMode mode, int count) {
-            first.compareAndSet(0, System.nanoTime());
+            firstFailure.compareAndSet(0, System.nanoTime());
         }
 
-        long firstMillisAfter(long nanos) {
-            long at = first.get();
+        long lastRenewedNanos() {
+            return lastRenewed.get();
+        }
+
+        long firstFailureMillisAfter(long nanos) {
+            long at = firstFailure.get();
             return at == 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(at - nanos);
         }
     }
