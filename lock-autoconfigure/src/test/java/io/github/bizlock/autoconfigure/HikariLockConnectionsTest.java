@@ -59,6 +59,25 @@ class HikariLockConnectionsTest {
     }
 
     @Test
+    void theWritePoolChecksAnIdleConnectionForOneSecondAtMost(TestDatabase database) throws Exception {
+        try (HikariDataSource app = applicationPool(database);
+                HikariDataSource writes = (HikariDataSource) HikariLockConnections.pool(app, 3)) {
+            assertThat(app.getValidationTimeout()).as("HikariCP's default").isEqualTo(5000);
+            assertThat(writes.getValidationTimeout())
+                    .as("a check of a connection to a dead host holds a lock statement this long past its deadline")
+                    .isEqualTo(1000);
+        }
+        try (HikariDataSource app = applicationPool(database)) {
+            app.setValidationTimeout(400);
+            try (HikariDataSource writes = (HikariDataSource) HikariLockConnections.pool(app, 3)) {
+                assertThat(writes.getValidationTimeout())
+                        .as("a shorter one is kept")
+                        .isEqualTo(400);
+            }
+        }
+    }
+
+    @Test
     void theWritePoolOfAnotherKindOfDataSourceUsesItsUrlAndCredentials(TestDatabase database) throws Exception {
         SimpleDriverDataSource app = new SimpleDriverDataSource(
                 java.sql.DriverManager.getDriver(database.jdbcUrl()),

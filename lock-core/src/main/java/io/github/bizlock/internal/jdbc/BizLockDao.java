@@ -209,11 +209,14 @@ public final class BizLockDao {
     }
 
     /**
-     * Extends the lease of locks this owner holds.
+     * Extends the lease of locks this owner holds, then reads which of them it no longer holds if any were not
+     * extended: both statements ended by {@code deadlineNanos} ({@link System#nanoTime()}), so that a renewal stuck
+     * on a dead connection is given up and tried again on another.
      *
      * @return the tokens (by key) that this owner no longer holds
+     * @throws DataAccessException if the database did not answer by the deadline, or failed
      */
-    public Set<LockKey> renew(String owner, Duration lease, List<HeldToken> locks) {
+    public Set<LockKey> renew(String owner, Duration lease, List<HeldToken> locks, long deadlineNanos) {
         if (locks.isEmpty()) {
             return Set.of();
         }
@@ -221,12 +224,13 @@ public final class BizLockDao {
         params.add(micros(lease));
         params.add(bytes(owner));
         addKeys(params, locks);
-        int renewed = db.update(sql.renew(locks.size()), params.toArray());
+        int renewed = db.update(deadlineNanos, sql.renew(locks.size()), params.toArray());
         if (renewed == locks.size()) {
             return Set.of();
         }
         List<Object> queryParams = params.subList(1, params.size());
         Set<HeldToken> held = new HashSet<>(db.queryCausal(
+                deadlineNanos,
                 galera(),
                 sql.stillHeld(locks.size()),
                 (rs, row) -> new HeldToken(new LockKey(text(rs, 1), text(rs, 2)), rs.getLong(3)),
@@ -261,12 +265,13 @@ public final class BizLockDao {
     }
 
     /**
-     * Frees the lock if this owner and token still hold it.
+     * Frees the lock if this owner and token still hold it, waiting for the database at most
+     * {@link LockEngine#RELEASE_TIMEOUT}.
      *
      * @return whether they held it
      */
     public boolean release(LockKey key, String owner, long fencingToken) {
-        return db.update(sql.release(), bytes(key.name()), bytes(key.key()), bytes(owner), fencingToken) == 1;
+        return release(key, owner, fencingToken, System.nanoTime() + LockEngine.RELEASE_TIMEOUT.toNanos());
     }
 
     /**
@@ -281,17 +286,44 @@ public final class BizLockDao {
     }
 
     /**
-     * Frees a LEASE lock whoever holds it (an operator's force release). The former holder finds out at its next
-     * renewal or unlock and reports the lock lost.
+     * Frees the lock if this owner and token still hold it.
+     *
+     * @param deadlineNanos when ({@link System#nanoTime()}) the statement must have ended, whatever the database does
+     * @return whether they held it
+     * @throws DataAccessException if the database did not answer by the deadline, or failed
+     */
+    public boolean release(LockKey key, String owner, long fencingToken, long deadlineNanos) {
+        return db.update(deadlineNanos, sql.release(), bytes(key.name()), bytes(key.key()), bytes(owner), fencingToken)
+                == 1;
+    }
+
+    /**
+     * Frees a LEASE lock whoever holds it (an operator's force release), waiting for the database at most
+     * {@link LockEngine#RELEASE_TIMEOUT}. The former holder finds out at its next renewal or unlock and reports the lock
+     * lost.
      *
      * @return whether an owner held the lock
      */
     public boolean forceRelease(LockKey key) {
-        return db.update(sql.forceRelease(), bytes(key.name()), bytes(key.key())) == 1;
+        long deadline = System.nanoTime() + LockEngine.RELEASE_TIMEOUT.toNanos();
+        return db.update(deadline, sql.forceRelease(), bytes(key.name()), bytes(key.key())) == 1;
     }
 
+    /** The lock's row, read within {@link LockEngine#RELEASE_TIMEOUT}. */
     public Optional<LockRow> find(LockKey key) {
-        return db.queryCausal(galera(), sql.find(), LOCK_ROW, bytes(key.name()), bytes(key.key())).stream()
+        return find(key, System.nanoTime() + LockEngine.RELEASE_TIMEOUT.toNanos());
+    }
+
+    /**
+     * The lock's row, read on a lock connection as the statements that decide whether a lock is held are.
+     *
+     * @param deadlineNanos when ({@link System#nanoTime()}) the query must have ended, whatever the database does
+     * @throws DataAccessException if the database did not answer by the deadline, or failed
+     */
+    public Optional<LockRow> find(LockKey key, long deadlineNanos) {
+        return db
+                .queryCausal(deadlineNanos, galera(), sql.find(), LOCK_ROW, bytes(key.name()), bytes(key.key()))
+                .stream()
                 .findFirst();
     }
 

@@ -7,6 +7,9 @@ import javax.sql.DataSource;
 /** A small pool for lock writes copied from an application's HikariCP pool; loaded only when HikariCP is present. */
 public final class HikariLockPool {
 
+    /** The longest HikariCP may check an idle connection before it lends it. */
+    static final long MAX_VALIDATION_MILLIS = 1000;
+
     private HikariLockPool() {}
 
     public static boolean isHikari(DataSource dataSource) {
@@ -25,6 +28,10 @@ public final class HikariLockPool {
     public static HikariDataSource resized(HikariConfig config, int size) {
         config.setMaximumPoolSize(size);
         config.setMinimumIdle(Math.min(1, size));
+        // HikariCP checks an idle connection before it lends it, on the borrowing thread, which an interrupt does not
+        // cut short: a connection to a host that died without a word would hold a renewal or release that long past
+        // its deadline. A database that answers does in far less than a second.
+        config.setValidationTimeout(Math.min(config.getValidationTimeout(), MAX_VALIDATION_MILLIS));
         config.setInitializationFailTimeout(-1);
         config.setRegisterMbeans(false);
         return new HikariDataSource(config);

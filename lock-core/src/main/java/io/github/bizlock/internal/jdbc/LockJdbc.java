@@ -47,9 +47,6 @@ public final class LockJdbc {
     /** ER_LOCK_WAIT_TIMEOUT: a row lock wait ran out (and MariaDB's failed {@code NOWAIT}). */
     public static final int ER_LOCK_WAIT_TIMEOUT = 1205;
 
-    /** No deadline: the pool's own connection timeout applies. */
-    static final long NO_DEADLINE = Long.MIN_VALUE;
-
     /** The longest read a bounded write waits for, however far its deadline: no lock statement takes that long. */
     private static final long MAX_READ_MILLIS = TimeUnit.SECONDS.toMillis(30);
 
@@ -57,6 +54,9 @@ public final class LockJdbc {
     private static final long MIN_READ_MILLIS = 250;
 
     private static final Executor DIRECT = Runnable::run;
+
+    /** Dead connections one statement drops before it gives up: more than the lock pool holds (4). */
+    private static final int MAX_DEAD_CONNECTIONS = 8;
 
     private static final int ER_LOCK_DEADLOCK = 1213;
 
@@ -79,10 +79,10 @@ public final class LockJdbc {
 
     private final DataSource lockConnections;
     private final JdbcTemplate jdbc;
-    private final JdbcTemplate lockReads;
     private final DataSource writeScope;
     private final JdbcTemplate writeJdbc;
     private final String table;
+    private final ConnectionCheck check = new ConnectionCheck();
 
     /**
      * @param dataSource the lock DataSource, for reads that are not lock traffic (schema checks, housekeeping, the
@@ -93,7 +93,6 @@ public final class LockJdbc {
     LockJdbc(DataSource dataSource, DataSource lockConnections, String table) {
         this.lockConnections = lockConnections;
         this.jdbc = new JdbcTemplate(dataSource);
-        this.lockReads = new JdbcTemplate(lockConnections);
         // Writes run on a connection of their own, bound under this key for the write only: never the connection of a
         // transaction (or other scope) the caller has open on the data source, whatever the transaction settings.
         this.writeScope = new DelegatingDataSource(lockConnections);
@@ -107,29 +106,39 @@ public final class LockJdbc {
     }
 
     /**
-     * Runs a query that decides whether a lock is held. On a Galera node it first waits until every write committed
-     * anywhere in the cluster before it is applied here ({@code wsrep_sync_wait = 1} for this query only, on one
-     * connection), so it never reads a holder that has already left; elsewhere it is a plain query.
+     * Runs a query that decides whether a lock is held, on a connection of its own from the lock connections, ended by
+     * {@code deadlineNanos} ({@link System#nanoTime()}) like a bounded write. On a Galera node it first waits until
+     * every write committed anywhere in the cluster before it is applied here ({@code wsrep_sync_wait = 1} for this
+     * query only), so it never reads a holder that has already left; elsewhere it is a plain query.
+     *
+     * @throws DataAccessException if the query could not run by the deadline
      */
-    <T> List<T> queryCausal(boolean galera, String sql, RowMapper<T> rows, Object... params) {
+    <T> List<T> queryCausal(long deadlineNanos, boolean galera, String sql, RowMapper<T> rows, Object... params) {
         if (!galera) {
-            return guarded(() -> lockReads.query(sql, rows, params));
+            return guarded(() -> inAutocommit(deadlineNanos, () -> writeJdbc.query(sql, rows, params)));
         }
-        return guarded(() -> Objects.requireNonNull(lockReads.execute((ConnectionCallback<List<T>>) connection -> {
-            try (Statement session = connection.createStatement()) {
-                session.execute("SET SESSION wsrep_sync_wait = 1");
-                try {
-                    return new JdbcTemplate(new SingleConnectionDataSource(connection, true)).query(sql, rows, params);
-                } finally {
-                    session.execute("SET SESSION wsrep_sync_wait = DEFAULT");
-                }
-            }
-        })));
+        return guarded(() -> inAutocommit(
+                deadlineNanos,
+                () -> Objects.requireNonNull(writeJdbc.execute((ConnectionCallback<List<T>>) connection -> {
+                    try (Statement session = connection.createStatement()) {
+                        session.execute("SET SESSION wsrep_sync_wait = 1");
+                        try {
+                            return new JdbcTemplate(new SingleConnectionDataSource(connection, true))
+                                    .query(sql, rows, params);
+                        } finally {
+                            session.execute("SET SESSION wsrep_sync_wait = DEFAULT");
+                        }
+                    }
+                }))));
     }
 
-    /** Runs one write statement. */
+    /**
+     * Runs one write statement that has no deadline of its own (housekeeping, the migration lease): within
+     * {@link #MAX_READ_MILLIS}, so that one sent on a connection to a host that died without a word still ends, and
+     * the pool gets its connection back.
+     */
     int update(String sql, Object... params) {
-        return update(NO_DEADLINE, sql, params);
+        return update(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MAX_READ_MILLIS), sql, params);
     }
 
     /** Runs one write statement, ended by {@code deadlineNanos} ({@link System#nanoTime()}) whatever the database does. */
@@ -155,19 +164,11 @@ public final class LockJdbc {
     }
 
     /**
-     * Runs one write statement that sets a fencing token with {@code LAST_INSERT_ID(expr)}; text parameters are bound
-     * as UTF-8 bytes.
+     * Runs one write statement that sets a fencing token with {@code LAST_INSERT_ID(expr)}, ended by
+     * {@code deadlineNanos} ({@link System#nanoTime()}) however the database or the pool behave: the wait for a pool
+     * connection is cut off then, and reads time out then. Text parameters are bound as UTF-8 bytes.
      *
      * @return the token, or empty if the statement changed no row
-     */
-    OptionalLong updateReturningToken(String sql, Object... params) {
-        return updateReturningToken(NO_DEADLINE, sql, params);
-    }
-
-    /**
-     * As {@link #updateReturningToken(String, Object...)}, ended by {@code deadlineNanos} ({@link System#nanoTime()})
-     * however the database or the pool behave: the wait for a pool connection is cut off then, and reads time out then.
-     *
      * @throws DataAccessException if the statement could not run by the deadline
      */
     OptionalLong updateReturningToken(long deadlineNanos, String sql, Object... params) {
@@ -219,31 +220,53 @@ public final class LockJdbc {
      * write uncommitted, and the pool would roll it back.
      */
     private <T> T inAutocommit(long deadlineNanos, Supplier<T> work) {
-        Connection connection;
         try {
-            connection = deadlineNanos == NO_DEADLINE
-                    ? lockConnections.getConnection()
-                    : Guard.INSTANCE.connection(
-                            lockConnections, deadlineNanos, "getting a connection for a bizlock write");
-        } catch (SQLException ex) {
-            throw translate("getting a connection for a bizlock write", ex);
+            return onConnection(deadlineNanos, work);
+        } catch (DataAccessException ex) {
+            if (connectionFailed(ex)) {
+                check.failed();
+            }
+            throw ex;
         }
+    }
+
+    /** A connection from the lock connections that {@link #check} lets a lock statement use. */
+    private Connection connection(long deadlineNanos) {
+        for (int tries = 1; ; tries++) {
+            Connection connection;
+            try {
+                connection = Guard.INSTANCE.connection(
+                        lockConnections, deadlineNanos, "getting a connection for a bizlock write");
+            } catch (SQLException ex) {
+                throw translate("getting a connection for a bizlock write", ex);
+            }
+            if (check.usable(connection)) {
+                return connection;
+            }
+            if (tries >= MAX_DEAD_CONNECTIONS || deadlineNanos - System.nanoTime() <= 0) {
+                throw new DataAccessResourceFailureException("The lock connections lent " + tries + " connection(s)"
+                        + " that did not answer a ping within " + ConnectionCheck.PING_SECONDS + " s (a database host"
+                        + " that went away without closing them?); the bizlock statement was not sent");
+            }
+        }
+    }
+
+    private <T> T onConnection(long deadlineNanos, Supplier<T> work) {
+        Connection connection = connection(deadlineNanos);
         int readTimeout = -1;
         // Cleared while the statements run and set again after: on a virtual thread, a statement begun with the
         // interrupt status set closes the connection, and an interrupted holder's release would fail instead of run.
         boolean interrupted = Thread.interrupted();
         try {
-            if (deadlineNanos != NO_DEADLINE) {
-                long millis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
-                if (millis < MIN_READ_MILLIS) {
-                    // Sent now, a write could commit after its read timed out, leaving a lock row nobody knows of.
-                    throw new DataAccessResourceFailureException("The deadline of a bizlock write passed while it"
-                            + " waited for a pool connection; the write was not sent");
-                }
-                readTimeout = connection.getNetworkTimeout();
-                // A half-open connection from the pool would otherwise hold the write until the OS gives up on it.
-                connection.setNetworkTimeout(DIRECT, (int) Math.max(1, Math.min(millis, MAX_READ_MILLIS)));
+            long millis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+            if (millis < MIN_READ_MILLIS) {
+                // Sent now, a write could commit after its read timed out, leaving a lock row nobody knows of.
+                throw new DataAccessResourceFailureException("The deadline of a bizlock write passed while it"
+                        + " waited for a pool connection; the write was not sent");
             }
+            readTimeout = connection.getNetworkTimeout();
+            // A half-open connection from the pool would otherwise hold the write until the OS gives up on it.
+            connection.setNetworkTimeout(DIRECT, (int) Math.max(1, Math.min(millis, MAX_READ_MILLIS)));
             boolean autoCommit = connection.getAutoCommit();
             if (!autoCommit) {
                 connection.setAutoCommit(true);
@@ -313,7 +336,7 @@ public final class LockJdbc {
         return translated != null ? translated : new UncategorizedSQLException(task, null, ex);
     }
 
-    /** Started on first use: one thread per process, for the few writes that have a deadline. */
+    /** Started on first use: one thread per process, that ends the pool waits of every lock statement. */
     private static final class Guard {
         static final PoolWaitGuard INSTANCE = new PoolWaitGuard();
     }

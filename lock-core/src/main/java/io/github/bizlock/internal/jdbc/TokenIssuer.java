@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -17,6 +18,13 @@ import java.util.OptionalLong;
  * own, so they stay issued whatever becomes of the lock's session or the caller's transaction.
  */
 public final class TokenIssuer {
+
+    /**
+     * How long an issue through the lock data source may wait for the database, the pool's connection included: a
+     * database that answers issues in milliseconds, and a connection to a host that died without a word would
+     * otherwise hold the caller until the OS gives up on it (~15 min).
+     */
+    static final Duration ISSUE_TIMEOUT = Duration.ofSeconds(5);
 
     private final LockJdbc db;
     private final TokenSql sql;
@@ -31,18 +39,22 @@ public final class TokenIssuer {
     }
 
     /**
-     * Issues the next {@code count} fencing tokens of a lock through the lock data source.
+     * Issues the next {@code count} fencing tokens of a lock through the lock data source, within
+     * {@link #ISSUE_TIMEOUT}.
      *
      * @return the highest of them; all are above every token issued for this lock and mode before
+     * @throws org.springframework.dao.DataAccessException if the database did not answer in time, or failed
      */
     public long issue(LockKey key, LockMode mode, int count) {
         requirePositive(count);
+        long deadline = System.nanoTime() + ISSUE_TIMEOUT.toNanos();
         OptionalLong token =
-                db.updateReturningToken(sql.issueToken(), key.name(), key.key(), mode.name(), count, count);
+                db.updateReturningToken(deadline, sql.issueToken(), key.name(), key.key(), mode.name(), count, count);
         if (token.isEmpty()) {
             // The floor is another server's (a failover): take it over for this server, then issue.
-            floor.takeOver(LockJdbc.NO_DEADLINE);
-            token = db.updateReturningToken(sql.issueToken(), key.name(), key.key(), mode.name(), count, count);
+            floor.takeOver(deadline);
+            token = db.updateReturningToken(
+                    deadline, sql.issueToken(), key.name(), key.key(), mode.name(), count, count);
         }
         return token.orElseThrow(() -> LockSchema.missingFloor(table));
     }

@@ -6,12 +6,12 @@ import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
@@ -22,9 +22,9 @@ import org.slf4j.LoggerFactory;
  * Gives grants back to the database without holding up the unlocking thread past a bound, whatever the database does.
  * An engine that {@linkplain LockEngine#boundsRelease() bounds its releases} itself (its sessions' connections time out)
  * releases on the unlocking thread: a hand-off to another thread would cost each lock two thread switches. Any other
- * release runs on a thread of its own ({@code bizlock-release}, started as needed, so a release stuck on a dead
- * connection holds up no other); the unlocking thread waits for it at most {@link #WAIT}. Such a release that fails
- * (the database did not answer) is tried again in the background with backoff, {@link #ATTEMPTS} times in all. That is
+ * release runs on one of at most {@link #THREADS} threads ({@code bizlock-release}), in the order asked for; the
+ * unlocking thread waits for it at most {@link #WAIT}. Such a release that fails (the database did not answer) is tried
+ * again in the background with backoff, {@link #ATTEMPTS} times in all, without a thread waiting out the pauses. That is
  * safe however late it comes: a release frees the lock only if this grant still holds it (for LEASE, if the row still
  * names this owner and token), never a later holder's.
  */
@@ -36,6 +36,13 @@ final class Releaser implements AutoCloseable {
     /** Attempts at one release, the first included: about 23 s of pauses in all. */
     static final int ATTEMPTS = 8;
 
+    /**
+     * Releases running at once. Fewer than the 4 connections of the lock pool: releases that wait on connections to a
+     * host that died (each until its engine's deadline) leave connections to renewals and acquisitions, and a burst of
+     * unlocks then queues instead of starting a thread, and taking a connection, each.
+     */
+    static final int THREADS = 2;
+
     private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
     private static final long MAX_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
@@ -43,13 +50,19 @@ final class Releaser implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LockManager.class);
 
     private volatile boolean closed;
-    private final ExecutorService threads = new ThreadPoolExecutor(
-            0,
-            Integer.MAX_VALUE,
-            60,
-            TimeUnit.SECONDS,
-            new SynchronousQueue<>(),
-            DaemonThreads.named("bizlock-release"));
+    private final ScheduledThreadPoolExecutor threads = threads();
+
+    /** Releases waiting for their next attempt, logged as given up if the releaser closes before it. */
+    private final Set<HeldGrant> retrying = ConcurrentHashMap.newKeySet();
+
+    private static ScheduledThreadPoolExecutor threads() {
+        ScheduledThreadPoolExecutor threads =
+                new ScheduledThreadPoolExecutor(THREADS, DaemonThreads.named("bizlock-release"));
+        threads.setKeepAliveTime(60, TimeUnit.SECONDS);
+        threads.allowCoreThreadTimeOut(true); // no thread while nothing is released
+        threads.setRemoveOnCancelPolicy(true);
+        return threads;
+    }
 
     /**
      * Releases a grant its holder still counts on, waiting for the database at most {@link #WAIT}.
@@ -96,8 +109,8 @@ final class Releaser implements AutoCloseable {
     }
 
     /**
-     * Stops retrying, after the releases under way had up to {@link #WAIT} to finish: releases still pending then are
-     * given up (and logged); their locks free when their leases or sessions end.
+     * Stops retrying, after the releases under way and the retries due had up to {@link #WAIT} to finish: releases
+     * still pending then are given up (and logged); their locks free when their leases or sessions end.
      */
     @Override
     public void close() {
@@ -105,17 +118,21 @@ final class Releaser implements AutoCloseable {
         threads.shutdown();
         try {
             if (!threads.awaitTermination(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-                threads.shutdownNow(); // interrupts the pauses between retries
+                threads.shutdownNow(); // drops the retries not due yet
             }
         } catch (InterruptedException ex) {
             threads.shutdownNow();
             Thread.currentThread().interrupt();
         }
+        for (HeldGrant held : retrying) {
+            stopped(held);
+        }
+        retrying.clear();
     }
 
     private void start(HeldGrant held, @Nullable CompletableFuture<@Nullable Loss> firstAttempt) {
         try {
-            threads.execute(() -> releaseWithRetries(held, firstAttempt));
+            threads.execute(() -> attempt(held, firstAttempt, 1, FIRST_PAUSE_NANOS));
         } catch (RejectedExecutionException ex) {
             // The manager is closed: one attempt on this thread, as a release always was.
             try {
@@ -135,52 +152,58 @@ final class Releaser implements AutoCloseable {
         }
     }
 
-    private void releaseWithRetries(HeldGrant held, @Nullable CompletableFuture<@Nullable Loss> firstAttempt) {
+    /** One attempt at a release; if it fails, the next is scheduled after {@code pauseNanos}. */
+    private void attempt(
+            HeldGrant held, @Nullable CompletableFuture<@Nullable Loss> firstAttempt, int attempt, long pauseNanos) {
+        retrying.remove(held);
         Grant grant = held.grant();
-        long pauseNanos = FIRST_PAUSE_NANOS;
-        for (int attempt = 1; ; attempt++) {
-            try {
-                Loss loss = held.engine().release(grant);
-                if (firstAttempt != null) {
-                    firstAttempt.complete(loss);
-                }
-                if (attempt > 1) {
-                    log.info(
-                            "bizlock released lock {} ({}) in the background at attempt {}{}",
-                            grant.key(),
-                            held.engine().mode(),
-                            attempt,
-                            loss == null ? "" : "; it was no longer held: " + loss.reason());
-                }
-                return;
-            } catch (RuntimeException ex) {
-                if (firstAttempt != null) {
-                    firstAttempt.completeExceptionally(ex);
-                }
-                if (attempt == ATTEMPTS || closed || held.engine().boundsRelease()) {
-                    giveUp(held, attempt, ex);
-                    return;
-                }
-                log.warn(
-                        "bizlock could not release lock {} ({}), attempt {} of {}; retrying in the background: {}",
+        try {
+            Loss loss = held.engine().release(grant);
+            if (firstAttempt != null) {
+                firstAttempt.complete(loss);
+            }
+            if (attempt > 1) {
+                log.info(
+                        "bizlock released lock {} ({}) in the background at attempt {}{}",
                         grant.key(),
                         held.engine().mode(),
                         attempt,
-                        ATTEMPTS,
-                        ex.toString());
+                        loss == null ? "" : "; it was no longer held: " + loss.reason());
             }
-            try {
-                TimeUnit.NANOSECONDS.sleep(pauseNanos);
-            } catch (InterruptedException ex) {
-                log.warn(
-                        "bizlock is closed; it stopped releasing lock {} ({}), which frees when its lease or session"
-                                + " ends",
-                        grant.key(),
-                        held.engine().mode());
+            return;
+        } catch (RuntimeException ex) {
+            if (firstAttempt != null) {
+                firstAttempt.completeExceptionally(ex);
+            }
+            if (attempt == ATTEMPTS || closed || held.engine().boundsRelease()) {
+                giveUp(held, attempt, ex);
                 return;
             }
-            pauseNanos = Math.min(pauseNanos * 2, MAX_PAUSE_NANOS);
+            log.warn(
+                    "bizlock could not release lock {} ({}), attempt {} of {}; retrying in the background: {}",
+                    grant.key(),
+                    held.engine().mode(),
+                    attempt,
+                    ATTEMPTS,
+                    ex.toString());
         }
+        retrying.add(held);
+        try {
+            threads.schedule(
+                    () -> attempt(held, null, attempt + 1, Math.min(pauseNanos * 2, MAX_PAUSE_NANOS)),
+                    pauseNanos,
+                    TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException ex) {
+            retrying.remove(held);
+            stopped(held);
+        }
+    }
+
+    private static void stopped(HeldGrant held) {
+        log.warn(
+                "bizlock is closed; it stopped releasing lock {} ({}), which frees when its lease or session ends",
+                held.grant().key(),
+                held.engine().mode());
     }
 
     private void giveUp(HeldGrant held, int attempts, RuntimeException failure) {

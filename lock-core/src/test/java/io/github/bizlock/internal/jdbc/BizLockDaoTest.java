@@ -63,6 +63,10 @@ class BizLockDaoTest {
         this.dao = LockFixture.dao(dataSource);
     }
 
+    private static long inTenSeconds() {
+        return System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    }
+
     @AfterEach
     void stopCounting() {
         StatementCounter.countMatching(sql -> false);
@@ -126,7 +130,8 @@ class BizLockDaoTest {
             BizLockDao countedDao = LockFixture.dao(counted);
             StatementCounter.countMatching(sql -> sql.contains(TableName.DEFAULT));
 
-            assertThat(countedDao.renew("owner-a", LEASE, List.of())).isEmpty();
+            assertThat(countedDao.renew("owner-a", LEASE, List.of(), inTenSeconds()))
+                    .isEmpty();
             assertThat(StatementCounter.matched()).isZero();
         }
     }
@@ -150,12 +155,12 @@ class BizLockDaoTest {
                                     .orElseThrow()));
             StatementCounter.countMatching(sql -> sql.contains(TableName.DEFAULT));
 
-            assertThat(countedDao.renew("owner-a", LEASE, held)).isEmpty();
+            assertThat(countedDao.renew("owner-a", LEASE, held, inTenSeconds())).isEmpty();
             assertThat(StatementCounter.matched()).as("the renewal only").isEqualTo(1);
 
             assertThat(dao.forceRelease(lost)).isTrue();
             StatementCounter.countMatching(sql -> sql.contains(TableName.DEFAULT));
-            assertThat(countedDao.renew("owner-a", LEASE, held)).containsExactly(lost);
+            assertThat(countedDao.renew("owner-a", LEASE, held, inTenSeconds())).containsExactly(lost);
             assertThat(StatementCounter.matched())
                     .as("the renewal, then which are held")
                     .isEqualTo(2);

@@ -65,6 +65,10 @@ class LockJdbcTest {
         Thread.interrupted();
     }
 
+    private static long inTenSeconds() {
+        return System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    }
+
     /** A LockJdbc whose writes all go through {@code physical}, so that a test can read its settings after them. */
     private LockJdbc writingThrough(Connection physical) {
         return new LockJdbc(dataSource, new SingleConnectionDataSource(physical, true), TableName.DEFAULT);
@@ -77,9 +81,9 @@ class LockJdbcTest {
             LockJdbc onOneConnection = writingThrough(physical);
             String syncWait = "SELECT @@SESSION.wsrep_sync_wait";
 
-            assertThat(onOneConnection.queryCausal(true, syncWait, (rs, row) -> rs.getInt(1)))
+            assertThat(onOneConnection.queryCausal(inTenSeconds(), true, syncWait, (rs, row) -> rs.getInt(1)))
                     .containsExactly(1);
-            assertThat(onOneConnection.queryCausal(false, syncWait, (rs, row) -> rs.getInt(1)))
+            assertThat(onOneConnection.queryCausal(inTenSeconds(), false, syncWait, (rs, row) -> rs.getInt(1)))
                     .as("the session's setting is back to its default after the causal query, and a plain query"
                             + " leaves it so")
                     .containsExactly(0);
@@ -92,9 +96,10 @@ class LockJdbcTest {
         jdbc.update(INSERT, 2, 42);
         String query = "SELECT v FROM jdbc_probe WHERE id >= ? ORDER BY id";
 
-        assertThat(db.queryCausal(false, query, (rs, row) -> rs.getLong(1), 1)).containsExactly(41L, 42L);
+        assertThat(db.queryCausal(inTenSeconds(), false, query, (rs, row) -> rs.getLong(1), 1))
+                .containsExactly(41L, 42L);
         if (isMariaDb()) {
-            assertThat(db.queryCausal(true, query, (rs, row) -> rs.getLong(1), 1))
+            assertThat(db.queryCausal(inTenSeconds(), true, query, (rs, row) -> rs.getLong(1), 1))
                     .containsExactly(41L, 42L);
         }
     }
@@ -104,14 +109,17 @@ class LockJdbcTest {
         jdbc.update(INSERT, 1, 0);
 
         OptionalLong token = db.updateReturningToken(
-                "UPDATE jdbc_probe SET v = LAST_INSERT_ID(IF(COLLATION(?) = 'binary', 7, 8)) WHERE id = 1", "name");
+                inTenSeconds(),
+                "UPDATE jdbc_probe SET v = LAST_INSERT_ID(IF(COLLATION(?) = 'binary', 7, 8)) WHERE id = 1",
+                "name");
 
         assertThat(token).hasValue(7);
     }
 
     @Test
     void aTokenStatementThatChangesNoRowReturnsNoToken() {
-        assertThat(db.updateReturningToken("UPDATE jdbc_probe SET v = LAST_INSERT_ID(5) WHERE id = ?", 99))
+        assertThat(db.updateReturningToken(
+                        inTenSeconds(), "UPDATE jdbc_probe SET v = LAST_INSERT_ID(5) WHERE id = ?", 99))
                 .isEmpty();
     }
 
@@ -119,7 +127,8 @@ class LockJdbcTest {
     void aTokenStatementThatSetsNoPositiveTokenFails() {
         jdbc.update(INSERT, 1, 0);
 
-        assertThatThrownBy(() -> db.updateReturningToken("UPDATE jdbc_probe SET v = LAST_INSERT_ID(0) WHERE id = 1"))
+        assertThatThrownBy(() -> db.updateReturningToken(
+                        inTenSeconds(), "UPDATE jdbc_probe SET v = LAST_INSERT_ID(0) WHERE id = 1"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("did not return the fencing token");
     }
@@ -169,18 +178,42 @@ class LockJdbcTest {
                     new Object[] {2, 2},
                     "SELECT 1",
                     networkTimeout);
-            List<Integer> unbounded = onOneConnection.updateThenQuery(
-                    LockJdbc.NO_DEADLINE, INSERT, new Object[] {3, 3}, "SELECT 1", networkTimeout);
 
             assertThat(near)
                     .singleElement(as(InstanceOfAssertFactories.INTEGER))
                     .as("the time left until the deadline, in milliseconds")
                     .isBetween(5_000, 10_000);
             assertThat(far).as("never more than 30 s, however far the deadline").containsExactly(30_000);
-            assertThat(unbounded)
-                    .as("a write without a deadline keeps the pool's setting")
-                    .containsExactly(43_210);
             assertThat(physical.getNetworkTimeout()).isEqualTo(43_210);
+        }
+    }
+
+    @Test
+    void aWriteOfHousekeepingOrTheMigrationLeaseRunsWithAThirtySecondReadTimeout() throws SQLException {
+        try (Connection physical = dataSource.getConnection()) {
+            physical.setNetworkTimeout(Runnable::run, 0);
+            List<Integer> readTimeouts = new ArrayList<>();
+            Connection recording = (Connection) java.lang.reflect.Proxy.newProxyInstance(
+                    Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("setNetworkTimeout")) {
+                            readTimeouts.add((Integer) args[1]);
+                        }
+                        try {
+                            return method.invoke(physical, args);
+                        } catch (java.lang.reflect.InvocationTargetException ex) {
+                            throw ex.getCause();
+                        }
+                    });
+
+            writingThrough(recording).update(INSERT, 1, 1);
+
+            assertThat(readTimeouts)
+                    .as("read timeouts set for the write, then the pool's given back: a write without a deadline of"
+                            + " its own still ends if its connection goes dead")
+                    .hasSize(2)
+                    .last()
+                    .isEqualTo(0);
+            assertThat(readTimeouts.get(0)).as("the write's, in ms").isBetween(25_000, 30_000);
         }
     }
 

@@ -2,17 +2,26 @@ package io.github.bizlock.internal.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.ProxiedLockPool;
 import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.jdbc.session.FreezingProxy;
+import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /** Fencing tokens of ROW and NAMED locks: at least one per issue, and none without the token floor's row. */
@@ -49,6 +58,30 @@ class TokenIssuerTest {
 
         assertThat(second).isEqualTo(first + 3);
         assertThat(tokens.lastToken(key, LockMode.NAMED)).hasValue(second);
+    }
+
+    @Test
+    void anIssueOnAConnectionToAHostThatDiedEndsWithinItsBound(TestDatabase database) throws Exception {
+        try (FreezingProxy network = new FreezingProxy(database.jdbcUrl());
+                HikariDataSource pool = ProxiedLockPool.open(network, database)) {
+            TokenIssuer throughPool = LockFixture.dao(pool).tokens();
+            LockKey key = new LockKey("tokens", "frozen");
+            long first = throughPool.issue(key, LockMode.ROW, 1);
+            ProxiedLockPool.openAll(pool);
+            network.freezeOpen();
+
+            long started = System.nanoTime();
+            Throwable thrown = assertTimeoutPreemptively(
+                    Duration.ofSeconds(30), () -> catchThrowable(() -> throughPool.issue(key, LockMode.ROW, 1)));
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            System.out.printf("a ROW token issue on a frozen pooled connection ended after %d ms%n", millis);
+            assertThat(thrown).isInstanceOf(DataAccessException.class);
+            // Ceiling, not a measurement: the 5 s bound, with room for a busy machine; before, it waited for the OS.
+            assertThat(millis).isLessThan(TokenIssuer.ISSUE_TIMEOUT.toMillis() + 5000);
+            assertThat(throughPool.issue(key, LockMode.ROW, 1))
+                    .as("the next issue, on a connection that answers")
+                    .isGreaterThan(first);
+        }
     }
 
     @Test

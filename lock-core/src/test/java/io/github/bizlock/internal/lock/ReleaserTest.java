@@ -9,6 +9,8 @@ import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.lock.StubEngine.StubGrant;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.dao.DataAccessResourceFailureException;
@@ -56,6 +58,35 @@ class ReleaserTest {
         } finally {
             Thread.interrupted();
         }
+    }
+
+    @Test
+    void releasesThatGetNoAnswerRunOnTwoThreadsAtMostAndTheOthersQueue() throws Exception {
+        engine.boundsRelease = false;
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger mostAtOnce = new AtomicInteger();
+        CountDownLatch answer = new CountDownLatch(1);
+        engine.onRelease = () -> {
+            mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
+            try {
+                answer.await(); // a database that does not answer, until the test lets it
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            running.decrementAndGet();
+        };
+        for (int i = 0; i < 6; i++) {
+            releaser.releaseInBackground(held());
+        }
+        Await.until("two releases wait for the database", Duration.ofSeconds(5), () -> running.get() >= 2);
+        Thread.sleep(200); // time for more threads to start, had the releaser started one per release
+        assertThat(running.get())
+                .as("releases waiting for the database at once")
+                .isEqualTo(Releaser.THREADS);
+
+        answer.countDown();
+        Await.until("every release ran", Duration.ofSeconds(5), () -> engine.released.size() == 6);
+        assertThat(mostAtOnce.get()).isEqualTo(Releaser.THREADS);
     }
 
     @Test

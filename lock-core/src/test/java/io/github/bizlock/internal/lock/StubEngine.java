@@ -75,6 +75,9 @@ final class StubEngine implements LockEngine, AutoCloseable {
     /** Runs in each issue of tokens on demand, before the tokens are counted. */
     volatile Runnable onIssueTokens = () -> {};
 
+    /** Runs in each release, before it is recorded. */
+    volatile Runnable onRelease = () -> {};
+
     /**
      * Added to the time a grant is sent at: a grant dated back is as old as the test needs, one dated ahead stays within
      * the hand-off window however slowly the test runs.
@@ -161,6 +164,7 @@ final class StubEngine implements LockEngine, AutoCloseable {
 
     @Override
     public @Nullable Loss release(Grant grant) {
+        onRelease.run();
         releaseThreads.add(Thread.currentThread());
         RuntimeException failure = releaseFailure;
         if (failure != null && releaseFailures.getAndDecrement() != 0) {

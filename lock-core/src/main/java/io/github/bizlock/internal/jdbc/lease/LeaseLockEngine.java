@@ -105,6 +105,12 @@ public final class LeaseLockEngine implements LockEngine, AutoCloseable {
         }
     }
 
+    /**
+     * Each renewal statement is ended a renewal interval after it began (at least {@link #DEADLINE_SLACK}, the time a
+     * database that answers needs): one stuck on a connection to a host that died without a word is given up then,
+     * the pool drops that connection, and the watchdog tries again at once on another, while the grants' leases last.
+     * Without it, the one renewer of this engine waited for the OS (~15 min), and every lease of the instance ended.
+     */
     @Override
     public Map<Grant, Loss> keepAlive(List<Grant> grants) {
         Map<Duration, List<Grant>> byLease = new LinkedHashMap<>();
@@ -116,21 +122,24 @@ public final class LeaseLockEngine implements LockEngine, AutoCloseable {
             List<BizLockDao.HeldToken> held = sameLease.stream()
                     .map(grant -> new BizLockDao.HeldToken(grant.key(), grant.fencingToken()))
                     .toList();
-            Set<LockKey> lost = dao.renew(owner, lease, held);
+            Duration bound = max(keepAliveInterval(lease), DEADLINE_SLACK);
+            Set<LockKey> lost = dao.renew(owner, lease, held, System.nanoTime() + bound.toNanos());
             for (Grant grant : sameLease) {
                 if (lost.contains(grant.key())) {
-                    gone.put(grant, loss(grant));
+                    gone.put(grant, loss(grant, System.nanoTime() + RELEASE_TIMEOUT.toNanos()));
                 }
             }
         });
         return gone;
     }
 
+    /** Within {@link #RELEASE_TIMEOUT}, the statement that tells why the lock was no longer held included. */
     @Override
     public @Nullable Loss release(Grant grant) {
-        boolean held = dao.release(grant.key(), grant.owner(), grant.fencingToken());
+        long deadline = System.nanoTime() + RELEASE_TIMEOUT.toNanos();
+        boolean held = dao.release(grant.key(), grant.owner(), grant.fencingToken(), deadline);
         inDoubt.released(grant.key(), grant.fencingToken());
-        return held ? null : loss(grant);
+        return held ? null : loss(grant, deadline);
     }
 
     /** One statement per 100 locks, each freed only if its row still names this owner and token. */
@@ -150,11 +159,14 @@ public final class LeaseLockEngine implements LockEngine, AutoCloseable {
         inDoubt.close();
     }
 
-    /** Why the lock's row no longer names this grant, as the row tells: one more statement, only when a lock is lost. */
-    private Loss loss(Grant grant) {
+    /**
+     * Why the lock's row no longer names this grant, as the row tells: one more statement, only when a lock is lost,
+     * ended by {@code deadlineNanos}.
+     */
+    private Loss loss(Grant grant, long deadlineNanos) {
         Optional<LockRow> found;
         try {
-            found = dao.find(grant.key());
+            found = dao.find(grant.key(), deadlineNanos);
         } catch (DataAccessException ex) {
             return new Loss(
                     LossCause.TAKEN_OVER,
@@ -174,5 +186,9 @@ public final class LeaseLockEngine implements LockEngine, AutoCloseable {
                 LossCause.TAKEN_OVER,
                 GONE + ": " + holder + " holds it with fencing token " + row.fencingToken()
                         + " (taken over after the lease ended)");
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
     }
 }

@@ -18,7 +18,9 @@ import java.util.regex.Pattern;
  * byte in either direction and closes nothing, which is what a network partition leaves behind (a half-open
  * connection). The server keeps the session, and its locks, until {@link #close()} closes both ends. It can also
  * {@link #reset()} every connection (a TCP RST on both sides, as a load balancer or a firewall that drops its state
- * sends) and {@link #refuse()} new ones (the database is unreachable).
+ * sends) and {@link #refuse()} new ones (the database is unreachable). {@link #freezeOpen()} freezes only the
+ * connections open at that moment, as when the host behind them dies without a word (power loss, a VM killed, a
+ * virtual IP moved to another host): their reads wait until the OS gives up, while new connections reach the database.
  */
 public final class FreezingProxy implements AutoCloseable {
 
@@ -28,6 +30,7 @@ public final class FreezingProxy implements AutoCloseable {
     private final ServerSocket server;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final List<Socket> toDatabase = new CopyOnWriteArrayList<>();
+    private final List<Link> links = new CopyOnWriteArrayList<>();
     private final ExecutorService threads = Executors.newCachedThreadPool(runnable -> {
         Thread thread = new Thread(runnable, "freezing-proxy");
         thread.setDaemon(true);
@@ -81,6 +84,19 @@ public final class FreezingProxy implements AutoCloseable {
     /** Passes bytes again, those held back while frozen first. */
     public void thaw() {
         frozen = false;
+    }
+
+    /**
+     * Stops passing bytes on the connections open now, without closing either end; connections opened later pass
+     * bytes as before. {@link #thaw()} does not end it: a dead host does not come back.
+     *
+     * @return how many connections it froze
+     */
+    public int freezeOpen() {
+        for (Link link : links) {
+            link.frozen = true;
+        }
+        return links.size();
     }
 
     /**
@@ -148,20 +164,22 @@ public final class FreezingProxy implements AutoCloseable {
                 sockets.add(client);
                 sockets.add(database);
                 toDatabase.add(database);
-                threads.execute(() -> pass(client, database));
-                threads.execute(() -> pass(database, client));
+                Link link = new Link();
+                links.add(link);
+                threads.execute(() -> pass(client, database, link));
+                threads.execute(() -> pass(database, client, link));
             } catch (IOException ex) {
                 return; // closed
             }
         }
     }
 
-    private void pass(Socket from, Socket to) {
+    private void pass(Socket from, Socket to, Link link) {
         byte[] buffer = new byte[16 * 1024];
         try (InputStream in = from.getInputStream();
                 OutputStream out = to.getOutputStream()) {
             for (int read; (read = in.read(buffer)) >= 0; ) {
-                while (frozen) {
+                while (frozen || link.frozen) {
                     Thread.sleep(10); // the bytes go nowhere, as into a partition
                 }
                 out.write(buffer, 0, read);
@@ -180,6 +198,12 @@ public final class FreezingProxy implements AutoCloseable {
             sockets.remove(to);
             toDatabase.remove(from);
             toDatabase.remove(to);
+            links.remove(link);
         }
+    }
+
+    /** One client connection and its connection to the database, which {@link #freezeOpen()} freezes together. */
+    private static final class Link {
+        volatile boolean frozen;
     }
 }
