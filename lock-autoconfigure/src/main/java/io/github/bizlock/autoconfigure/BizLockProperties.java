@@ -62,8 +62,8 @@ public class BizLockProperties {
     private int localHandoffs = 16;
 
     /**
-     * Name of this instance in lock rows, e.g. the pod's name; a random part is added ({@code name:random}), so replicas
-     * that share it stay distinct owners. Unset means host:pid:random.
+     * Name of this instance in lock rows, e.g. the pod's name, to which a random part is added (name:random) so that
+     * replicas sharing it stay distinct owners; unset means host:pid:random.
      */
     private @Nullable String instanceId;
 
