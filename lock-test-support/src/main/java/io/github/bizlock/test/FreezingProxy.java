@@ -1,4 +1,4 @@
-package io.github.bizlock.internal.jdbc.session;
+package io.github.bizlock.test;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,7 +18,9 @@ import java.util.regex.Pattern;
  * byte in either direction and closes nothing, which is what a network partition leaves behind (a half-open
  * connection). The server keeps the session, and its locks, until {@link #close()} closes both ends. It can also
  * {@link #reset()} every connection (a TCP RST on both sides, as a load balancer or a firewall that drops its state
- * sends) and {@link #refuse()} new ones (the database is unreachable).
+ * sends) and {@link #refuse()} new ones (the database is unreachable): it still accepts them, then resets them, as
+ * ProxySQL, HAProxy or a cloud SQL proxy does while the database behind it is down. In lock-test-support so that the
+ * tests of every module can put it in front of their database.
  */
 public final class FreezingProxy implements AutoCloseable {
 
@@ -108,7 +110,10 @@ public final class FreezingProxy implements AutoCloseable {
         return toDatabase.stream().map(Socket::getLocalPort).toList();
     }
 
-    /** Resets every connection and every new one: the database is unreachable until {@link #admit()}. */
+    /**
+     * Resets every connection and every new one, accepted first (the client connects, then reads a TCP RST): the
+     * database is unreachable until {@link #admit()}.
+     */
     public void refuse() {
         refusing = true;
         reset();
