@@ -25,7 +25,10 @@ final class HikariLockConnections {
         return dataSource instanceof HikariDataSource;
     }
 
-    /** A copy of the application's Hikari configuration (or one derived from another pool's URL), resized. */
+    /**
+     * A copy of the application's Hikari configuration (or one derived from another pool's URL), resized; started at
+     * its first connection.
+     */
     static DataSource pool(DataSource lockDataSource, int size) {
         HikariConfig config = new HikariConfig();
         if (lockDataSource instanceof HikariDataSource hikari) {
@@ -40,10 +43,17 @@ final class HikariLockConnections {
         }
         config.setMaximumPoolSize(size);
         config.setMinimumIdle(Math.min(1, size));
-        // Opened on first use, so that the application starts while the lock database is down, as with its own pool.
+        // Started without a connection, so that the application starts while the lock database is down, as with its
+        // own pool.
         config.setInitializationFailTimeout(-1);
         config.setRegisterMbeans(false);
-        return new HikariDataSource(config);
+        // Started at its first connection, not here: bizlock asks for one only once the database has answered. A
+        // pool started with the database down keeps trying in the background, every 5 s at last, and lends a
+        // connection only when such a try succeeds, so it would hold the first locks after the database answers
+        // for up to 5 s.
+        HikariDataSource pool = new HikariDataSource();
+        config.copyStateTo(pool);
+        return pool;
     }
 
     /** Unpooled connections opened as the application's pool opens them, then set up as it sets them up. */

@@ -58,6 +58,22 @@ class HikariLockConnectionsTest {
         }
     }
 
+    /**
+     * Started at its first connection, not when made: a pool started while the database is down would keep trying in
+     * the background, at last every 5 s, and lend nothing until such a try succeeds.
+     */
+    @Test
+    void theWritePoolStartsAtItsFirstConnection(TestDatabase database) throws Exception {
+        try (HikariDataSource app = applicationPool(database);
+                HikariDataSource writes = (HikariDataSource) HikariLockConnections.pool(app, 2)) {
+            assertThat(writes.getHikariPoolMXBean()).as("started when made").isNull();
+            assertThat(query(writes, "SELECT DATABASE()")).isEqualTo(database.name());
+            assertThat(writes.getHikariPoolMXBean())
+                    .as("started at its first connection")
+                    .isNotNull();
+        }
+    }
+
     @Test
     void theWritePoolOfAnotherKindOfDataSourceUsesItsUrlAndCredentials(TestDatabase database) throws Exception {
         SimpleDriverDataSource app = new SimpleDriverDataSource(
