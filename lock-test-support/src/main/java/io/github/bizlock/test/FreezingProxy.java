@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -35,6 +36,7 @@ public final class FreezingProxy implements AutoCloseable {
         thread.setDaemon(true);
         return thread;
     });
+    private final AtomicInteger refused = new AtomicInteger();
     private volatile boolean frozen;
     private volatile boolean refusing;
 
@@ -119,6 +121,11 @@ public final class FreezingProxy implements AutoCloseable {
         reset();
     }
 
+    /** How many connections were accepted and reset since this proxy opened: the tries of clients behind it. */
+    public int refusedConnections() {
+        return refused.get();
+    }
+
     /** Lets new connections through again after {@link #refuse()}. */
     public void admit() {
         refusing = false;
@@ -141,6 +148,7 @@ public final class FreezingProxy implements AutoCloseable {
                 if (refusing) {
                     client.setSoLinger(true, 0);
                     client.close();
+                    refused.incrementAndGet();
                     continue;
                 }
                 Socket database;
