@@ -33,7 +33,9 @@ final class HikariLockConnections {
         HikariConfig config = new HikariConfig();
         if (lockDataSource instanceof HikariDataSource hikari) {
             hikari.copyStateTo(config);
-            config.setPoolName(hikari.getPoolName() + "-bizlock");
+            // Spring Boot's pool has no name until it starts, which may be after bizlock's copy.
+            String name = hikari.getPoolName();
+            config.setPoolName(name != null ? name + "-bizlock" : "bizlock");
         } else {
             DataSourceBuilder.derivedFrom(lockDataSource)
                     .type(HikariDataSource.class)

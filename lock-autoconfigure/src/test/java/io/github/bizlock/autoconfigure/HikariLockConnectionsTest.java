@@ -58,6 +58,17 @@ class HikariLockConnectionsTest {
         }
     }
 
+    /** Spring Boot's pool is named when it starts, which may be after bizlock copied its settings. */
+    @Test
+    void theWritePoolOfAnUnnamedPoolIsNamedBizlock(TestDatabase database) {
+        try (HikariDataSource app = applicationPool(database)) {
+            app.setPoolName(null);
+            try (HikariDataSource writes = (HikariDataSource) HikariLockConnections.pool(app, 2)) {
+                assertThat(writes.getPoolName()).isEqualTo("bizlock");
+            }
+        }
+    }
+
     /**
      * Started at its first connection, not when made: a pool started while the database is down would keep trying in
      * the background, at last every 5 s, and lend nothing until such a try succeeds.
