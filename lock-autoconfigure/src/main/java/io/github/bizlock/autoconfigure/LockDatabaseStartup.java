@@ -19,9 +19,9 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  * does not answer then, at the first lock after it does.
  *
  * <p>A start with the database down goes on with a warning unless {@code bizlock.fail-fast} is set, and every lock
- * fails until the database answers, saying why, at once or when its wait time ends; nothing runs without its lock. Any other failure (credentials the
- * server refuses, tables missing, a migration the server refuses, a server too old) is a mistake a new attempt would
- * not mend: it fails the start.
+ * fails until the database answers, saying why, at once or when its wait time ends; nothing runs without its lock. Any
+ * other failure (credentials the server refuses, tables missing, a migration the server refuses, a server too old) is
+ * a mistake a new attempt would not mend: it fails the start.
  */
 final class LockDatabaseStartup implements SmartInitializingSingleton {
 
