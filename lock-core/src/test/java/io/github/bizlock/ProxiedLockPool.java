@@ -2,7 +2,7 @@ package io.github.bizlock;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.bizlock.internal.jdbc.session.FreezingProxy;
+import io.github.bizlock.test.FreezingProxy;
 import io.github.bizlock.test.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;

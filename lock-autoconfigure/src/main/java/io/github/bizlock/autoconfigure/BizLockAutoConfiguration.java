@@ -218,6 +218,7 @@ public final class BizLockAutoConfiguration {
                         properties.getWaitTime(),
                         properties.getLeaseTime(),
                         properties.getOnLost()),
+                properties.getWaitTime(),
                 instanceId,
                 properties.getOnLost());
     }

@@ -6,6 +6,7 @@ import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.internal.lock.LockManager;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -16,42 +17,57 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The application's {@link LockTemplate}: the lock manager's template, made when the first lock finds the lock beans
- * created ({@link LockDatabaseStartup}). While the lock database has not answered, every lock fails at once with a
- * {@link LockAcquisitionException} that says why; what does not need the database (the instance id, the lost-lock
- * policy, a {@link Lock} view) works before it.
+ * created ({@link LockDatabaseStartup}). While the lock database has not answered, every lock fails with a
+ * {@link LockAcquisitionException} that says why: at once, or, for a lock that waits, when its wait time ends without
+ * the database answering; a database that answers within it gives the lock, waited for in what is left of it. What
+ * does not need the database (the instance id, the lost-lock policy, a {@link Lock} view) works before it.
  */
 final class DeferredLockTemplate implements LockTemplate {
 
     private final LockDatabaseStartup startup;
     private final Function<LockManager, LockTemplate> templateOf;
+    private final Duration defaultWaitTime;
     private final String instanceId;
     private final LockLostPolicy defaultOnLost;
     private volatile @Nullable LockTemplate template;
 
     /**
      * @param templateOf the template of the lock manager, once there is one
+     * @param defaultWaitTime the wait time of locks whose options name none ({@code bizlock.wait-time})
      * @param instanceId this instance's owner id
      * @param defaultOnLost the lost-lock policy of locks whose options name none
      */
     DeferredLockTemplate(
             LockDatabaseStartup startup,
             Function<LockManager, LockTemplate> templateOf,
+            Duration defaultWaitTime,
             String instanceId,
             LockLostPolicy defaultOnLost) {
         this.startup = startup;
         this.templateOf = templateOf;
+        this.defaultWaitTime = defaultWaitTime;
         this.instanceId = instanceId;
         this.defaultOnLost = defaultOnLost;
     }
 
     @Override
     public LockHandle acquire(String name, String key, LockOptions options) {
-        return template(name, key).acquire(name, key, options);
+        LockTemplate ready = template;
+        if (ready != null) {
+            return ready.acquire(name, key, options);
+        }
+        Wait wait = new Wait(options);
+        return template(name, key, wait.deadlineNanos).acquire(name, key, wait.rest(options));
     }
 
     @Override
     public Optional<LockHandle> tryAcquire(String name, String key, LockOptions options) {
-        return template(name, key).tryAcquire(name, key, options);
+        LockTemplate ready = template;
+        if (ready != null) {
+            return ready.tryAcquire(name, key, options);
+        }
+        Wait wait = new Wait(options);
+        return template(name, key, wait.deadlineNanos).tryAcquire(name, key, wait.rest(options));
     }
 
     @Override
@@ -71,12 +87,13 @@ final class DeferredLockTemplate implements LockTemplate {
         return instanceId;
     }
 
-    private LockTemplate template(String name, String key) {
+    /** The template, with the lock beans created by {@code deadlineNanos} ({@link System#nanoTime()}) at most. */
+    private LockTemplate template(String name, String key, long deadlineNanos) {
         LockTemplate ready = template;
         if (ready == null) {
             LockManager manager;
             try {
-                manager = startup.manager();
+                manager = startup.manager(deadlineNanos);
             } catch (RuntimeException ex) {
                 throw new LockAcquisitionException(name, key, LockDatabaseStartup.whyNotReady(ex), ex);
             }
@@ -84,6 +101,31 @@ final class DeferredLockTemplate implements LockTemplate {
             template = ready;
         }
         return ready;
+    }
+
+    /** A lock's wait time, from when it was asked for: part of it may go to waiting for the lock database. */
+    private final class Wait {
+
+        private final Duration time;
+        private final long startNanos = System.nanoTime();
+        private final long deadlineNanos;
+
+        Wait(LockOptions options) {
+            this(options.waitTime() != null ? options.waitTime() : defaultWaitTime);
+        }
+
+        Wait(Duration time) {
+            this.time = time;
+            // Beyond a century, as for ever: nanoTime() arithmetic would overflow.
+            long nanos = time.compareTo(Duration.ofDays(365 * 100)) > 0 ? Long.MAX_VALUE / 2 : time.toNanos();
+            this.deadlineNanos = startNanos + nanos;
+        }
+
+        /** The options with the wait time left now, for the lock itself. */
+        LockOptions rest(LockOptions options) {
+            Duration left = time.minusNanos(System.nanoTime() - startNanos);
+            return options.waitTime(left.isNegative() ? Duration.ZERO : left);
+        }
     }
 
     /**
@@ -103,23 +145,28 @@ final class DeferredLockTemplate implements LockTemplate {
             this.options = options;
         }
 
-        private Lock view() {
+        /** The view, with the lock beans created by {@code deadlineNanos} ({@link System#nanoTime()}) at most. */
+        private Lock view(long deadlineNanos) {
             Lock made = view.get();
             if (made == null) {
-                view.compareAndSet(null, template(name, key).asLock(name, key, options));
+                view.compareAndSet(null, template(name, key, deadlineNanos).asLock(name, key, options));
                 made = view.get();
             }
             return made;
         }
 
+        private Lock view() {
+            return view(System.nanoTime());
+        }
+
         @Override
         public void lock() {
-            view().lock();
+            view(new Wait(options).deadlineNanos).lock();
         }
 
         @Override
         public void lockInterruptibly() throws InterruptedException {
-            view().lockInterruptibly();
+            view(new Wait(options).deadlineNanos).lockInterruptibly();
         }
 
         @Override
@@ -129,7 +176,10 @@ final class DeferredLockTemplate implements LockTemplate {
 
         @Override
         public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-            return view().tryLock(time, unit);
+            long startNanos = System.nanoTime();
+            long nanos = unit.toNanos(time); // saturates at Long.MAX_VALUE
+            Lock ready = view(startNanos + Math.min(nanos, Long.MAX_VALUE / 2));
+            return ready.tryLock(Math.max(0, nanos - (System.nanoTime() - startNanos)), TimeUnit.NANOSECONDS);
         }
 
         @Override

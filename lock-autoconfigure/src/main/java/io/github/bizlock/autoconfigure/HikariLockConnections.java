@@ -26,7 +26,10 @@ final class HikariLockConnections {
         return dataSource instanceof HikariDataSource;
     }
 
-    /** A copy of the application's Hikari configuration (or one derived from another pool's URL), resized. */
+    /**
+     * A copy of the application's Hikari configuration (or one derived from another pool's URL), resized; started at
+     * its first connection.
+     */
     static DataSource pool(DataSource lockDataSource, int size) {
         if (lockDataSource instanceof HikariDataSource) {
             return HikariLockPool.copyOf(lockDataSource, size);

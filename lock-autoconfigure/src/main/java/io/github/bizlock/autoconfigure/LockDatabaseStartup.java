@@ -4,7 +4,6 @@ import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.lock.LockManager;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -23,26 +22,44 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  * does not answer then, at the first lock after it does.
  *
  * <p>A start with the database down goes on with a warning unless {@code bizlock.fail-fast} is set, and every lock
- * fails until the database answers, saying why; nothing runs without its lock. Any other failure (credentials the
- * server refuses, tables missing, a migration the server refuses, a server too old) is a mistake a new attempt would
- * not mend: it fails the start.
+ * fails until the database answers, saying why, at once or when its wait time ends; nothing runs without its lock. Any
+ * other failure (credentials the server refuses, tables missing, a migration the server refuses, a server too old) is
+ * a mistake a new attempt would not mend: it fails the start.
+ *
+ * <p>The start's attempt runs on the starting thread. A new one after it failed runs on a thread of its own
+ * ({@code bizlock-start}), one at a time: a database that takes connections and says nothing would otherwise hold a lock
+ * for the driver's connect timeout. A caller waits for it until its own deadline, and at least {@link
+ * #NEW_ATTEMPT_WAIT}; an attempt the caller stopped waiting for goes on, and the lock manager it creates serves the next
+ * lock. While the database does not answer, a caller with time left tries again every {@link #WAITING_RETRY_EVERY}.
  */
 final class LockDatabaseStartup implements SmartInitializingSingleton {
 
     private static final Logger log = LoggerFactory.getLogger(LockDatabaseStartup.class);
 
-    /** How long after a failed attempt callers get its failure instead of connecting again. */
+    /**
+     * How long after a failed attempt callers that cannot wait get its failure instead of connecting again, so that a
+     * burst of locks while the database is down does not connect once each.
+     */
     static final Duration RETRY_AFTER = Duration.ofSeconds(1);
 
     /**
-     * How long a caller waits for a new attempt after a failed one: what a database that answers needs (as {@link
-     * io.github.bizlock.internal.engine.LockEngine#DEADLINE_SLACK}).
+     * How often callers with time left in their wait try again: the first lock after the database answers should not
+     * wait long for the next try, and tries are one at a time, so trying often costs the database one connection
+     * attempt per interval.
+     */
+    static final Duration WAITING_RETRY_EVERY = Duration.ofMillis(200);
+
+    /**
+     * How long a caller that cannot wait waits for a new attempt after a failed one: what a database that answers needs
+     * (as {@link io.github.bizlock.internal.engine.LockEngine#DEADLINE_SLACK}).
      */
     static final Duration NEW_ATTEMPT_WAIT = Duration.ofSeconds(1);
 
     private final ListableBeanFactory beanFactory;
     private final boolean failFast;
+    /** Guards {@link #attempt} and the start's attempt; never held while waiting for the database after the start. */
     private final ReentrantLock creating = new ReentrantLock();
+
     private volatile @Nullable LockManager manager;
     private volatile @Nullable RuntimeException lastFailure;
     private volatile long lastFailureNanos;
@@ -72,94 +89,135 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
     }
 
     /**
-     * The lock manager, with the lock beans created on the first call that finds the database answering. The start's
-     * attempt runs on the caller's thread; a new one after it failed runs on a thread of its own ({@code
-     * bizlock-start}), which the caller waits for at most {@link #NEW_ATTEMPT_WAIT}: a database that takes connections
-     * and says nothing would otherwise hold the first lock for the driver's connect timeout. An attempt the caller
-     * stopped waiting for goes on, and the lock manager it creates serves the next lock.
+     * The lock manager for a caller that cannot wait: {@link #manager(long)} with a deadline of now.
      *
-     * @throws RuntimeException why they could not be created; the last attempt's failure, without a new one, for
-     *     {@link #RETRY_AFTER} after it and while a new attempt is under way
+     * @throws RuntimeException why the lock beans could not be created; the last attempt's failure, without a new one,
+     *     for {@link #RETRY_AFTER} after it
      */
     LockManager manager() {
-        LockManager created = manager;
-        if (created != null) {
-            return created;
-        }
-        return lastFailure == null ? createHere() : createInBackground();
+        return manager(System.nanoTime());
     }
 
-    /** The start's attempt (or a call before it), on the caller's thread. */
-    private LockManager createHere() {
-        // A lock, not synchronized: creating the beans waits on the database, which would pin a virtual thread.
-        if (!creating.tryLock()) {
-            // Another caller is trying the database, which may take the pool's connection timeout while it does not
-            // answer: the others fail at once with the last attempt's failure rather than wait behind it.
-            RuntimeException failure = lastFailure;
-            if (failure != null) {
-                throw failure;
-            }
-            creating.lock();
-        }
-        try {
+    /**
+     * The lock manager, with the lock beans created on the first call that finds the database answering. A caller
+     * with time left before {@code deadlineNanos} ({@link System#nanoTime()}) waits for an attempt under way, and has
+     * one made every {@link #WAITING_RETRY_EVERY} until its deadline while the database does not answer: a lock that
+     * waits gets its lock when the database answers within its wait time, not the failure of an attempt made before.
+     *
+     * @throws RuntimeException why the lock beans could not be created by the deadline: the last attempt's failure
+     */
+    LockManager manager(long deadlineNanos) {
+        while (true) {
             LockManager created = manager;
             if (created != null) {
                 return created;
             }
             if (lastFailure == null) {
-                return create();
+                LockManager first = createHere();
+                if (first != null) {
+                    return first;
+                }
+                continue; // the start's attempt failed while this caller waited for it
             }
-        } finally {
-            creating.unlock();
+            CompletableFuture<LockManager> current;
+            RuntimeException failure;
+            long nextTry;
+            creating.lock();
+            try {
+                created = manager;
+                if (created != null) {
+                    return created;
+                }
+                failure = lastFailure;
+                current = attempt;
+                long now = System.nanoTime();
+                long retryAt =
+                        lastFailureNanos + (deadlineNanos - now > 0 ? WAITING_RETRY_EVERY : RETRY_AFTER).toNanos();
+                if (current == null && now - retryAt >= 0) {
+                    current = startAttempt();
+                } else if (current != null && deadlineNanos - now <= 0) {
+                    throw failure; // another caller's attempt is under way: one that cannot wait does not wait for it
+                }
+                nextTry = retryAt;
+            } finally {
+                creating.unlock();
+            }
+            if (current != null) {
+                try {
+                    return await(current, deadlineNanos);
+                } catch (RuntimeException ex) {
+                    failure = ex;
+                    nextTry = lastFailureNanos + WAITING_RETRY_EVERY.toNanos();
+                }
+            }
+            // Only a database that does not answer may answer later: a set-up mistake fails every lock at once.
+            if (failure == null
+                    || unreachable(failure) == null
+                    || nextTry - deadlineNanos > 0
+                    || !sleepUntil(nextTry)) {
+                RuntimeException latest = lastFailure;
+                throw latest != null ? latest : failure;
+            }
         }
-        return createInBackground(); // the start failed while this caller waited for it
     }
 
-    /** A new attempt after a failed one, on a thread of its own; the caller waits for it a bounded time. */
-    private LockManager createInBackground() {
-        CompletableFuture<LockManager> current;
-        RuntimeException failure;
+    /**
+     * The start's attempt (or one of a call before it), on the caller's thread; callers that come meanwhile wait for it,
+     * having no failure yet to give. {@code null} if it had been made and failed by the time this caller got to it.
+     */
+    private @Nullable LockManager createHere() {
+        // A lock, not synchronized: creating the beans waits on the database, which would pin a virtual thread.
         creating.lock();
         try {
             LockManager created = manager;
             if (created != null) {
                 return created;
             }
-            failure = Objects.requireNonNull(lastFailure);
-            if (attempt != null || System.nanoTime() - lastFailureNanos < RETRY_AFTER.toNanos()) {
-                throw failure;
-            }
-            current = new CompletableFuture<>();
-            attempt = current;
-            Thread thread = new Thread(() -> attempt(current), "bizlock-start");
-            thread.setDaemon(true);
-            thread.start();
+            return lastFailure == null ? create() : null;
         } finally {
             creating.unlock();
         }
+    }
+
+    /** Starts a new attempt on a thread of its own; the caller holds {@link #creating}. */
+    private CompletableFuture<LockManager> startAttempt() {
+        CompletableFuture<LockManager> current = new CompletableFuture<>();
+        attempt = current;
+        Thread thread = new Thread(() -> attempt(current), "bizlock-start");
+        thread.setDaemon(true);
+        thread.start();
+        return current;
+    }
+
+    /** Waits for an attempt until the deadline, and at least {@link #NEW_ATTEMPT_WAIT}. */
+    private LockManager await(CompletableFuture<LockManager> current, long deadlineNanos) {
+        long waitNanos = Math.max(deadlineNanos - System.nanoTime(), NEW_ATTEMPT_WAIT.toNanos());
         try {
-            return current.get(NEW_ATTEMPT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            return current.get(waitNanos, TimeUnit.NANOSECONDS);
         } catch (ExecutionException ex) {
             if (ex.getCause() instanceof Error error) {
                 throw error;
             }
             throw (RuntimeException) ex.getCause();
         } catch (TimeoutException ex) {
-            return stillCreating(failure);
+            return stillCreating();
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-            return stillCreating(failure);
+            return stillCreating();
         }
     }
 
     /** The lock manager if the attempt the caller stopped waiting for has just created it, else the last failure. */
-    private LockManager stillCreating(RuntimeException before) {
+    private LockManager stillCreating() {
         LockManager created = manager;
         if (created != null) {
             return created;
         }
         RuntimeException latest = lastFailure;
-        throw latest != null ? latest : before;
+        if (latest == null) {
+            throw new IllegalStateException("bizlock's lock set-up did not finish in time");
+        }
+        throw latest;
     }
 
     private void attempt(CompletableFuture<LockManager> current) {
@@ -193,6 +251,20 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
             lastFailure = ex;
             throw ex;
         }
+    }
+
+    /** Sleeps until {@code nanos} ({@link System#nanoTime()}); {@code false} if interrupted, the interrupt kept. */
+    private static boolean sleepUntil(long nanos) {
+        long left = nanos - System.nanoTime();
+        if (left > 0) {
+            try {
+                TimeUnit.NANOSECONDS.sleep(left);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The lock manager if the lock beans have been created, else {@code null}; never connects. */

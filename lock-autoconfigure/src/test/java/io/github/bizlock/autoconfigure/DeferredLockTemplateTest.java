@@ -18,8 +18,10 @@ import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabaseExtension;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
@@ -67,6 +69,7 @@ class DeferredLockTemplateTest {
         return new DeferredLockTemplate(
                 new LockDatabaseStartup(beans, false),
                 manager -> new DefaultLockTemplate(manager, LockMode.LEASE, Duration.ZERO, null),
+                Duration.ZERO,
                 "configured-instance",
                 LockLostPolicy.ROLLBACK_ONLY);
     }
@@ -128,5 +131,72 @@ class DeferredLockTemplateTest {
             assertThat(view.tryLock()).as("held by another instance").isFalse();
             assertThat(view.tryLock(10, TimeUnit.MILLISECONDS)).isFalse();
         }
+    }
+
+    /** The failure of a first connection, as the DAO's bean reports it. */
+    private static RuntimeException unreachable() {
+        return new LockDatabaseUnreachableException(
+                "jdbc:mysql://127.0.0.1:1/app", "Communications link failure (Connection reset)", new SQLException());
+    }
+
+    @Test
+    void aLockThatWaitsGetsItWhenTheDatabaseAnswersWithinItsWait() {
+        AtomicInteger attempts = new AtomicInteger();
+        LockTemplate template = deferred(() -> {
+            if (attempts.incrementAndGet() <= 3) {
+                throw unreachable();
+            }
+            return manager;
+        });
+        assertThatThrownBy(() -> template.tryAcquire("waits", "1", Duration.ZERO))
+                .isInstanceOf(LockAcquisitionException.class)
+                .hasMessageContaining("Connection reset");
+
+        // Right after a failed attempt: not its failure, but new attempts within the wait, the third of which answers.
+        try (LockHandle lock =
+                template.tryAcquire("waits", "1", Duration.ofSeconds(30)).orElseThrow()) {
+            assertThat(held("waits", "1")).isTrue();
+            assertThat(lock.fencingToken()).isPositive();
+        }
+        assertThat(attempts).hasValue(4);
+    }
+
+    @Test
+    void aLockThatWaitsWhileTheDatabaseDoesNotAnswerFailsWhenItsWaitEnds() {
+        AtomicInteger attempts = new AtomicInteger();
+        LockTemplate template = deferred(() -> {
+            attempts.incrementAndGet();
+            throw unreachable();
+        });
+        Duration wait = Duration.ofMillis(700);
+
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> template.tryAcquire("waits", "2", wait))
+                .isInstanceOf(LockAcquisitionException.class)
+                .hasMessageContaining("Connection reset")
+                .hasMessageContaining("Locks fail, holding nothing, until it answers");
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+        // It gives up when no try is left before its deadline: at most one retry interval early.
+        assertThat(took).isGreaterThanOrEqualTo(wait.minus(LockDatabaseStartup.WAITING_RETRY_EVERY));
+        assertThat(attempts.get()).as("tries within the wait").isGreaterThan(1);
+    }
+
+    @Test
+    void aSetUpMistakeFailsALockThatWaitsAtOnce() {
+        AtomicInteger attempts = new AtomicInteger();
+        LockTemplate template = deferred(() -> {
+            attempts.incrementAndGet();
+            throw new IllegalStateException("the lock tables are missing");
+        });
+
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> template.tryAcquire("waits", "3", Duration.ofSeconds(30)))
+                .isInstanceOf(LockAcquisitionException.class)
+                .hasMessageContaining("the lock tables are missing");
+
+        // Waiting would not mend it: one attempt, and a bound far below the wait.
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+        assertThat(attempts).hasValue(1);
     }
 }

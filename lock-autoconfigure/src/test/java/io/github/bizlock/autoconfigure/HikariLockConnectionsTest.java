@@ -58,6 +58,33 @@ class HikariLockConnectionsTest {
         }
     }
 
+    /** Spring Boot's pool is named when it starts, which may be after bizlock copied its settings. */
+    @Test
+    void theWritePoolOfAnUnnamedPoolIsNamedBizlock(TestDatabase database) {
+        try (HikariDataSource app = applicationPool(database)) {
+            app.setPoolName(null);
+            try (HikariDataSource writes = (HikariDataSource) HikariLockConnections.pool(app, 2)) {
+                assertThat(writes.getPoolName()).isEqualTo("bizlock");
+            }
+        }
+    }
+
+    /**
+     * Started at its first connection, not when made: a pool started while the database is down would keep trying in
+     * the background, at last every 5 s, and lend nothing until such a try succeeds.
+     */
+    @Test
+    void theWritePoolStartsAtItsFirstConnection(TestDatabase database) throws Exception {
+        try (HikariDataSource app = applicationPool(database);
+                HikariDataSource writes = (HikariDataSource) HikariLockConnections.pool(app, 2)) {
+            assertThat(writes.getHikariPoolMXBean()).as("started when made").isNull();
+            assertThat(query(writes, "SELECT DATABASE()")).isEqualTo(database.name());
+            assertThat(writes.getHikariPoolMXBean())
+                    .as("started at its first connection")
+                    .isNotNull();
+        }
+    }
+
     @Test
     void theWritePoolChecksAnIdleConnectionForOneSecondAtMost(TestDatabase database) throws Exception {
         try (HikariDataSource app = applicationPool(database);

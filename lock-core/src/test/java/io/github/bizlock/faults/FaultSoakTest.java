@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.contract.ChildJvm;
 import io.github.bizlock.contract.ContractManagers;
-import io.github.bizlock.internal.jdbc.session.FreezingProxy;
+import io.github.bizlock.test.FreezingProxy;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;

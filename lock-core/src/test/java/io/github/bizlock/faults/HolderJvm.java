@@ -3,7 +3,7 @@ package io.github.bizlock.faults;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.contract.ChildJvm;
-import io.github.bizlock.internal.jdbc.session.FreezingProxy;
+import io.github.bizlock.test.FreezingProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;

@@ -34,13 +34,20 @@ public final class HikariLockPool {
         config.setValidationTimeout(Math.min(config.getValidationTimeout(), MAX_VALIDATION_MILLIS));
         config.setInitializationFailTimeout(-1);
         config.setRegisterMbeans(false);
-        return new HikariDataSource(config);
+        // Started at its first connection, not here: bizlock asks for one only once the database has answered. A pool
+        // started with the database down keeps trying in the background, every 5 s at last, and lends a connection only
+        // when such a try succeeds, so it would hold the first locks after the database answers for up to 5 s.
+        HikariDataSource pool = new HikariDataSource();
+        config.copyStateTo(pool);
+        return pool;
     }
 
     private static HikariConfig configOf(HikariDataSource hikari) {
         HikariConfig config = new HikariConfig();
         hikari.copyStateTo(config);
-        config.setPoolName(hikari.getPoolName() + "-bizlock");
+        // Spring Boot's pool has no name until it starts, which may be after bizlock's copy.
+        String name = hikari.getPoolName();
+        config.setPoolName(name != null ? name + "-bizlock" : "bizlock");
         return config;
     }
 }

@@ -10,7 +10,7 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.ProxiedLockPool;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.session.FreezingProxy;
+import io.github.bizlock.test.FreezingProxy;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;

@@ -1,4 +1,4 @@
-package io.github.bizlock.internal.jdbc.session;
+package io.github.bizlock.test;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -18,9 +19,11 @@ import java.util.regex.Pattern;
  * byte in either direction and closes nothing, which is what a network partition leaves behind (a half-open
  * connection). The server keeps the session, and its locks, until {@link #close()} closes both ends. It can also
  * {@link #reset()} every connection (a TCP RST on both sides, as a load balancer or a firewall that drops its state
- * sends) and {@link #refuse()} new ones (the database is unreachable). {@link #freezeOpen()} freezes only the
- * connections open at that moment, as when the host behind them dies without a word (power loss, a VM killed, a
+ * sends) and {@link #refuse()} new ones (the database is unreachable): it still accepts them, then resets them, as
+ * ProxySQL, HAProxy or a cloud SQL proxy does while the database behind it is down. {@link #freezeOpen()} freezes only
+ * the connections open at that moment, as when the host behind them dies without a word (power loss, a VM killed, a
  * virtual IP moved to another host): their reads wait until the OS gives up, while new connections reach the database.
+ * In lock-test-support so that the tests of every module can put it in front of their database.
  */
 public final class FreezingProxy implements AutoCloseable {
 
@@ -36,6 +39,7 @@ public final class FreezingProxy implements AutoCloseable {
         thread.setDaemon(true);
         return thread;
     });
+    private final AtomicInteger refused = new AtomicInteger();
     private volatile boolean frozen;
     private volatile boolean refusing;
 
@@ -124,10 +128,18 @@ public final class FreezingProxy implements AutoCloseable {
         return toDatabase.stream().map(Socket::getLocalPort).toList();
     }
 
-    /** Resets every connection and every new one: the database is unreachable until {@link #admit()}. */
+    /**
+     * Resets every connection and every new one, accepted first (the client connects, then reads a TCP RST): the
+     * database is unreachable until {@link #admit()}.
+     */
     public void refuse() {
         refusing = true;
         reset();
+    }
+
+    /** How many connections were accepted and reset since this proxy opened: the tries of clients behind it. */
+    public int refusedConnections() {
+        return refused.get();
     }
 
     /** Lets new connections through again after {@link #refuse()}. */
@@ -152,6 +164,7 @@ public final class FreezingProxy implements AutoCloseable {
                 if (refusing) {
                     client.setSoLinger(true, 0);
                     client.close();
+                    refused.incrementAndGet();
                     continue;
                 }
                 Socket database;
