@@ -113,7 +113,13 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
                 return created;
             }
             if (lastFailure == null) {
-                LockManager first = createHere();
+                LockManager first;
+                try {
+                    first = createHere();
+                } catch (RuntimeException ex) {
+                    giveUpOrPause(ex, lastFailureNanos + WAITING_RETRY_EVERY.toNanos(), deadlineNanos);
+                    continue;
+                }
                 if (first != null) {
                     return first;
                 }
@@ -150,14 +156,18 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
                     nextTry = lastFailureNanos + WAITING_RETRY_EVERY.toNanos();
                 }
             }
-            // Only a database that does not answer may answer later: a set-up mistake fails every lock at once.
-            if (failure == null
-                    || unreachable(failure) == null
-                    || nextTry - deadlineNanos > 0
-                    || !sleepUntil(nextTry)) {
-                RuntimeException latest = lastFailure;
-                throw latest != null ? latest : failure;
-            }
+            RuntimeException latest = lastFailure;
+            giveUpOrPause(latest != null ? latest : failure, nextTry, deadlineNanos);
+        }
+    }
+
+    /**
+     * Throws the failure unless the caller may try again at {@code nextTry}, before its deadline, and sleeps until
+     * then: only a database that does not answer may answer later, and a set-up mistake fails every lock at once.
+     */
+    private static void giveUpOrPause(RuntimeException failure, long nextTry, long deadlineNanos) {
+        if (unreachable(failure) == null || nextTry - deadlineNanos > 0 || !sleepUntil(nextTry)) {
+            throw failure;
         }
     }
 
