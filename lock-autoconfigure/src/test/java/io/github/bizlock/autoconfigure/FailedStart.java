@@ -55,8 +55,14 @@ final class FailedStart {
      * analysis Spring Boot printed; fails, showing the output, when it printed none (a bare stack trace).
      */
     static Analysis analysis(CapturedOutput output, List<String> properties) {
+        return analysis(output, properties, new Class<?>[0]);
+    }
+
+    /** As {@link #analysis(CapturedOutput, List)}, for an application that has the given configurations too. */
+    static Analysis analysis(CapturedOutput output, List<String> properties, Class<?>... configurations) {
         int start = output.getAll().length();
         SpringApplication application = new SpringApplication(LockApplication.class);
+        application.addPrimarySources(List.of(configurations));
         application.setWebApplicationType(WebApplicationType.NONE);
         application.setBannerMode(Banner.Mode.OFF);
         String[] args = properties.stream().map(property -> "--" + property).toArray(String[]::new);
