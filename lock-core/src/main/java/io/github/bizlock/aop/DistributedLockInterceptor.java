@@ -32,6 +32,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
     private final Supplier<LockTemplate> lockTemplate;
     private final LockedMethodResolver methods;
     private final LockKeyEvaluator keys;
+    private final SnapshotWarning snapshotWarning = new SnapshotWarning();
 
     DistributedLockInterceptor(
             Supplier<LockTemplate> lockTemplate, LockedMethodResolver methods, LockKeyEvaluator keys) {
@@ -56,6 +57,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                 Objects.requireNonNull(target, "target"),
                 args,
                 DistributedLock.DEFAULT_KEY);
+        snapshotWarning.beforeLock(locked);
         LockTemplate locks = lockTemplate.get();
         Optional<LockHandle> acquired = locks.tryAcquire(locked.name(), key, locked.options());
         if (acquired.isEmpty()) {
