@@ -135,14 +135,60 @@ class ApplicationFlywayTest {
                 .isEqualTo(1);
     }
 
+    @Test
+    void theApplicationsFirstMigrationOnASchemaWithBizlocksTablesIsExplainedAndThenRunsFromV1(
+            @TempDir Path dir, CapturedOutput output) throws IOException {
+        start(getClass().getClassLoader()).close();
+        Path migrations = Files.createDirectories(dir.resolve("db/migration"));
+        Files.writeString(
+                migrations.resolve("V1__customer.sql"),
+                "CREATE TABLE customer (id BIGINT PRIMARY KEY, name VARCHAR(40) NOT NULL);");
+        JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+
+        try (URLClassLoader withMigrations =
+                new URLClassLoader(new URL[] {dir.toUri().toURL()}, getClass().getClassLoader())) {
+            FailedStart.Analysis analysis = FailedStart.analysis(output, application(withMigrations), arguments());
+
+            assertThat(analysis.description())
+                    .contains("Spring Boot's Flyway")
+                    .contains("no schema history table")
+                    .contains("bizlock")
+                    .contains("biz_lock_migrations");
+            assertThat(analysis.action())
+                    .contains("spring.flyway.enabled=false")
+                    .contains("spring.flyway.baseline-on-migrate=true")
+                    .contains("spring.flyway.baseline-version=0");
+
+            start(withMigrations, "spring.flyway.baseline-on-migrate=true", "spring.flyway.baseline-version=0")
+                    .close();
+        }
+        assertThat(jdbc.queryForObject(
+                        "SELECT COUNT(*) FROM flyway_schema_history WHERE version = '1' AND success = 1",
+                        Integer.class))
+                .as("the application's V1 ran after the baseline")
+                .isEqualTo(1);
+        assertThat(tables(jdbc)).contains("customer", "biz_lock");
+    }
+
     private ConfigurableApplicationContext start(ClassLoader classLoader, String... properties) {
+        return application(classLoader)
+                .run(arguments(properties).stream()
+                        .map(property -> "--" + property)
+                        .toArray(String[]::new));
+    }
+
+    private static SpringApplication application(ClassLoader classLoader) {
         SpringApplication application = new SpringApplication(FlywayApplication.class);
         application.setResourceLoader(new DefaultResourceLoader(classLoader));
         application.setWebApplicationType(WebApplicationType.NONE);
         application.setBannerMode(Banner.Mode.OFF);
-        List<String> args = new ArrayList<>(List.of(BizLockAutoConfigurationTest.datasource(database)));
-        args.addAll(List.of(properties));
-        return application.run(args.stream().map(property -> "--" + property).toArray(String[]::new));
+        return application;
+    }
+
+    private List<String> arguments(String... properties) {
+        List<String> arguments = new ArrayList<>(List.of(BizLockAutoConfigurationTest.datasource(database)));
+        arguments.addAll(List.of(properties));
+        return arguments;
     }
 
     private static List<String> tables(JdbcTemplate jdbc) {

@@ -60,11 +60,16 @@ final class FailedStart {
 
     /** As {@link #analysis(CapturedOutput, List)}, for an application that has the given configurations too. */
     static Analysis analysis(CapturedOutput output, List<String> properties, Class<?>... configurations) {
-        int start = output.getAll().length();
         SpringApplication application = new SpringApplication(LockApplication.class);
         application.addPrimarySources(List.of(configurations));
         application.setWebApplicationType(WebApplicationType.NONE);
         application.setBannerMode(Banner.Mode.OFF);
+        return analysis(output, application, properties);
+    }
+
+    /** As {@link #analysis(CapturedOutput, List)}, for an application the caller has set up. */
+    static Analysis analysis(CapturedOutput output, SpringApplication application, List<String> properties) {
+        int start = output.getAll().length();
         String[] args = properties.stream().map(property -> "--" + property).toArray(String[]::new);
         assertThatThrownBy(() -> application.run(args)).as("the start fails").isNotNull();
         String printed = output.getAll().substring(start);

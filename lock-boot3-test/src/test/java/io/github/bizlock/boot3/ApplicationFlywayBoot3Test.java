@@ -12,7 +12,10 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -23,6 +26,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * which failed such a start with "Found non-empty schema(s) ... but no schema history table"; bizlock keeps it off when
  * the application does not use it ({@code ApplicationFlywayTest} has the other cases, on Spring Boot 4).
  */
+@ExtendWith(OutputCaptureExtension.class)
 class ApplicationFlywayBoot3Test {
 
     @SpringBootApplication(proxyBeanMethods = false)
@@ -62,12 +66,16 @@ class ApplicationFlywayBoot3Test {
     }
 
     @Test
-    void withSpringFlywayEnabledSpringBootsFlywayRunsAsWithoutBizlock() {
+    void withSpringFlywayEnabledSpringBootsFlywayRunsAsWithoutBizlockAndItsFailureIsExplained(CapturedOutput output) {
         assertThatThrownBy(
                         () -> TestApplications.start(ExistingApplication.class, database, "spring.flyway.enabled=true")
                                 .close())
                 .hasStackTraceContaining("Found non-empty schema(s)")
                 .hasStackTraceContaining("but no schema history table");
+        assertThat(output.getAll())
+                .contains("APPLICATION FAILED TO START")
+                .contains("The tables may be bizlock's")
+                .contains("spring.flyway.baseline-version=0");
     }
 
     private List<String> tables() {
