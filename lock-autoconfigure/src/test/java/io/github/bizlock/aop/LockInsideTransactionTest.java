@@ -1,6 +1,7 @@
 package io.github.bizlock.aop;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.test.TestDatabase;
@@ -31,7 +32,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 @ExtendWith({TestDatabaseExtension.class, OutputCaptureExtension.class})
 class LockInsideTransactionTest {
 
-    private static final String WARNING = "took its lock inside a transaction that was open before the call";
+    private static final String WARNING = "takes its lock inside a transaction that was open before the call";
 
     static class Counter {
 
@@ -168,6 +169,27 @@ class LockInsideTransactionTest {
 
             assertThat(counter("q")).isEqualTo(3);
             assertThat(output.getAll()).doesNotContain(WARNING);
+        });
+    }
+
+    @Test
+    void refusesInsteadOfWarningWhenTheApplicationAsks() {
+        runner.withPropertyValues("bizlock.refuse-in-snapshot-transaction=true").run(context -> {
+            Counter counter = context.getBean(Counter.class);
+            jdbc.update("REPLACE INTO tx_counter (id, value) VALUES ('r', 0)");
+            TransactionTemplate outer = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+
+            assertThatThrownBy(() -> outer.executeWithoutResult(status -> counter.increment("r")))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining(Counter.class.getName() + ".increment(String)")
+                    .hasMessageContaining("bizlock.refuse-in-snapshot-transaction=true")
+                    .hasMessageContaining("READ COMMITTED");
+            assertThat(counter("r")).as("the method did not run").isZero();
+
+            outer.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+            outer.executeWithoutResult(status -> counter.increment("r"));
+            counter.increment("r");
+            assertThat(counter("r")).isEqualTo(2);
         });
     }
 }

@@ -40,6 +40,7 @@ class ConfigurationMetadataTest {
             "bizlock.migration.enabled",
             "bizlock.mode",
             "bizlock.on-lost",
+            "bizlock.refuse-in-snapshot-transaction",
             "bizlock.session.heartbeat",
             "bizlock.shutdown-grace-period",
             "bizlock.session.max-connections",
@@ -101,6 +102,7 @@ class ConfigurationMetadataTest {
                 .containsEntry("bizlock.migration.enabled", true)
                 .containsEntry("bizlock.advisor-order", 2147483547)
                 .containsEntry("bizlock.on-lost", "log")
+                .containsEntry("bizlock.refuse-in-snapshot-transaction", false)
                 .containsEntry("bizlock.endpoint.force-release.enabled", false);
         assertThat(BizLockProperties.DEFAULT_ADVISOR_ORDER).isEqualTo(2147483547);
     }

@@ -41,6 +41,11 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         this.keys = keys;
     }
 
+    /** Whether to refuse a call inside a transaction whose snapshot may predate the lock, instead of warning. */
+    void refuseInSnapshotTransaction(boolean refuse) {
+        snapshotWarning.refuse(refuse);
+    }
+
     @Override
     public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
