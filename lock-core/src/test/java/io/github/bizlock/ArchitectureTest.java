@@ -14,6 +14,7 @@ import com.tngtech.archunit.core.domain.JavaType;
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.annotation.OnFailure;
 import io.github.bizlock.aop.DistributedLockAdvisor;
+import io.github.bizlock.aop.InvalidDistributedLockException;
 import io.github.bizlock.aop.RollbackOnLockLost;
 import io.github.bizlock.service.LockService;
 import java.util.ArrayList;
@@ -54,6 +55,8 @@ class ArchitectureTest {
             // What a plain Spring application registers as beans; the rest of aop is package-private.
             DistributedLockAdvisor.class,
             RollbackOnLockLost.class,
+            // What a start-up failure report names (bizlock-spring-boot-autoconfigure's failure analyzer).
+            InvalidDistributedLockException.class,
             // bizlock without Spring Boot.
             LockService.class,
             LockService.Builder.class);

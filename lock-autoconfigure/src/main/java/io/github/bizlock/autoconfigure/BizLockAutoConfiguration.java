@@ -294,7 +294,10 @@ public final class BizLockAutoConfiguration {
             // Read from the Environment: advisors are created early, before configuration properties beans should be.
             int order = environment.getProperty(
                     "bizlock.advisor-order", Integer.class, BizLockProperties.DEFAULT_ADVISOR_ORDER);
-            return new DistributedLockAdvisor(lockTemplate::getObject, beanFactory, order);
+            DistributedLockAdvisor advisor = new DistributedLockAdvisor(lockTemplate::getObject, beanFactory, order);
+            advisor.setRefuseInSnapshotTransaction(
+                    environment.getProperty("bizlock.refuse-in-snapshot-transaction", Boolean.class, false));
+            return advisor;
         }
 
         /** Fails the start of an application whose {@code @DistributedLock} methods would run without their lock. */

@@ -76,6 +76,12 @@ public class BizLockProperties {
     /** What happens to the work under a lock that is lost while held, unless @DistributedLock or LockOptions say. */
     private LockLostPolicy onLost = LockLostPolicy.LOG;
 
+    /**
+     * Whether to refuse a @DistributedLock call inside a transaction open before it at REPEATABLE READ or the default
+     * isolation, whose snapshot may hide the previous holder's commit, instead of warning once per method.
+     */
+    private boolean refuseInSnapshotTransaction;
+
     @NestedConfigurationProperty
     private final BizLockMetricsProperties metrics = new BizLockMetricsProperties();
 
@@ -244,6 +250,14 @@ public class BizLockProperties {
 
     public void setAdvisorOrder(int advisorOrder) {
         this.advisorOrder = advisorOrder;
+    }
+
+    public boolean isRefuseInSnapshotTransaction() {
+        return refuseInSnapshotTransaction;
+    }
+
+    public void setRefuseInSnapshotTransaction(boolean refuseInSnapshotTransaction) {
+        this.refuseInSnapshotTransaction = refuseInSnapshotTransaction;
     }
 
     public LockLostPolicy getOnLost() {

@@ -43,6 +43,7 @@ class ConfigurationMetadataTest {
             "bizlock.mode",
             "bizlock.named.secret",
             "bizlock.on-lost",
+            "bizlock.refuse-in-snapshot-transaction",
             "bizlock.session.heartbeat",
             "bizlock.shutdown-grace-period",
             "bizlock.session.max-connections",
@@ -105,6 +106,7 @@ class ConfigurationMetadataTest {
                 .containsEntry("bizlock.migration.enabled", true)
                 .containsEntry("bizlock.advisor-order", 2147483547)
                 .containsEntry("bizlock.on-lost", "log")
+                .containsEntry("bizlock.refuse-in-snapshot-transaction", false)
                 .containsEntry("bizlock.endpoint.force-release.enabled", false)
                 .containsEntry("bizlock.endpoint.show-values", "never");
         assertThat(BizLockProperties.DEFAULT_ADVISOR_ORDER).isEqualTo(2147483547);

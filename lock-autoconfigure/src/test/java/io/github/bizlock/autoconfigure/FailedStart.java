@@ -55,10 +55,21 @@ final class FailedStart {
      * analysis Spring Boot printed; fails, showing the output, when it printed none (a bare stack trace).
      */
     static Analysis analysis(CapturedOutput output, List<String> properties) {
-        int start = output.getAll().length();
+        return analysis(output, properties, new Class<?>[0]);
+    }
+
+    /** As {@link #analysis(CapturedOutput, List)}, for an application that has the given configurations too. */
+    static Analysis analysis(CapturedOutput output, List<String> properties, Class<?>... configurations) {
         SpringApplication application = new SpringApplication(LockApplication.class);
+        application.addPrimarySources(List.of(configurations));
         application.setWebApplicationType(WebApplicationType.NONE);
         application.setBannerMode(Banner.Mode.OFF);
+        return analysis(output, application, properties);
+    }
+
+    /** As {@link #analysis(CapturedOutput, List)}, for an application the caller has set up. */
+    static Analysis analysis(CapturedOutput output, SpringApplication application, List<String> properties) {
+        int start = output.getAll().length();
         String[] args = properties.stream().map(property -> "--" + property).toArray(String[]::new);
         assertThatThrownBy(() -> application.run(args)).as("the start fails").isNotNull();
         String printed = output.getAll().substring(start);

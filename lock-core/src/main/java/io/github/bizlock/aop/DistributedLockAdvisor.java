@@ -69,6 +69,16 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
     }
 
     /**
+     * Whether to refuse, with an {@link IllegalStateException} and before taking the lock, a call made inside a
+     * transaction that was open before it at REPEATABLE READ or the default isolation, instead of logging a warning
+     * once per method (the default). If such a transaction read before the lock, InnoDB's snapshot hides the previous
+     * holder's commit from plain reads under the lock. Transactions at READ COMMITTED or SERIALIZABLE are not affected.
+     */
+    public void setRefuseInSnapshotTransaction(boolean refuse) {
+        interceptor.refuseInSnapshotTransaction(refuse);
+    }
+
+    /**
      * The lock for calls of {@code method} on a bean of {@code targetClass}, if any.
      *
      * @throws IllegalArgumentException if the annotation is invalid for this method

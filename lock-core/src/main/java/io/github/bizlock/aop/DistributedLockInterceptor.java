@@ -32,12 +32,18 @@ final class DistributedLockInterceptor implements MethodInterceptor {
     private final Supplier<LockTemplate> lockTemplate;
     private final LockedMethodResolver methods;
     private final LockKeyEvaluator keys;
+    private final SnapshotWarning snapshotWarning = new SnapshotWarning();
 
     DistributedLockInterceptor(
             Supplier<LockTemplate> lockTemplate, LockedMethodResolver methods, LockKeyEvaluator keys) {
         this.lockTemplate = lockTemplate;
         this.methods = methods;
         this.keys = keys;
+    }
+
+    /** Whether to refuse a call inside a transaction whose snapshot may predate the lock, instead of warning. */
+    void refuseInSnapshotTransaction(boolean refuse) {
+        snapshotWarning.refuse(refuse);
     }
 
     @Override
@@ -56,6 +62,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                 Objects.requireNonNull(target, "target"),
                 args,
                 DistributedLock.DEFAULT_KEY);
+        snapshotWarning.beforeLock(locked);
         LockTemplate locks = lockTemplate.get();
         Optional<LockHandle> acquired = locks.tryAcquire(locked.name(), key, locked.options());
         if (acquired.isEmpty()) {

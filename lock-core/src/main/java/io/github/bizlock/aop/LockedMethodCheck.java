@@ -75,9 +75,11 @@ final class LockedMethodCheck implements SmartInstantiationAwareBeanPostProcesso
                     + " BeanPostProcessor and what it depends on) are never proxied.");
         }
         List<String> problems = new ArrayList<>();
+        List<String> refused = new ArrayList<>();
         for (Locked method : locked) {
             String problem = unreachable(method, (Advised) used, userClass);
             if (problem != null) {
+                refused.add(LockKeyEvaluator.methodName(method.method()));
                 problems.add(LockKeyEvaluator.methodName(method.method()) + " " + problem);
             } else if (reachable(method, (Advised) used, userClass)) {
                 // Fails now, not on the first call, if the annotation is invalid (a JDK proxy looks at it only then).
@@ -85,10 +87,12 @@ final class LockedMethodCheck implements SmartInstantiationAwareBeanPostProcesso
             }
         }
         if (!problems.isEmpty()) {
-            throw new IllegalStateException(
+            throw new InvalidDistributedLockException(
+                    refused,
                     userClass.getName() + " has @DistributedLock methods that the proxy of bean '"
                             + beanName + "' cannot intercept, so they would run without their lock: "
-                            + String.join("; ", problems));
+                            + String.join("; ", problems),
+                    null);
         }
         return bean;
     }

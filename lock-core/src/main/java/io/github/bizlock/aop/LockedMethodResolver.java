@@ -8,6 +8,7 @@ import io.github.bizlock.annotation.OnFailure;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -53,7 +54,7 @@ final class LockedMethodResolver {
     /**
      * The lock for calls of {@code method} on a bean of {@code targetClass}, if any.
      *
-     * @throws IllegalArgumentException if the annotation is invalid for this method
+     * @throws InvalidDistributedLockException if the annotation is invalid for this method
      */
     Optional<LockedMethod> resolve(Method method, @Nullable Class<?> targetClass) {
         if (method.getDeclaringClass() == Object.class) {
@@ -78,7 +79,14 @@ final class LockedMethodResolver {
         if (lock == null) {
             return NOT_LOCKED;
         }
-        return Optional.of(check(lock, specific, userClass));
+        try {
+            return Optional.of(check(lock, specific, userClass));
+        } catch (IllegalArgumentException ex) {
+            // One type for every refused declaration, whichever check found it, so that a start-up failure can be
+            // reported as what it is rather than as the proxy's failure it surfaces in.
+            throw new InvalidDistributedLockException(
+                    List.of(LockKeyEvaluator.methodName(specific)), String.valueOf(ex.getMessage()), ex);
+        }
     }
 
     private LockedMethod check(DistributedLock lock, Method method, Class<?> userClass) {
