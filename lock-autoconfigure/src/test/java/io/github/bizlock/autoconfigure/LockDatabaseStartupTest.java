@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.beans.factory.support.BeanDefinitionBuilder;
@@ -28,18 +29,13 @@ class LockDatabaseStartupTest {
         CountDownLatch secondAttemptStarted = new CountDownLatch(1);
         CountDownLatch databaseAnswers = new CountDownLatch(1);
         AtomicInteger attempts = new AtomicInteger();
-        DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
-        beans.registerBeanDefinition(
-                "lockManager",
-                BeanDefinitionBuilder.genericBeanDefinition(LockManager.class, () -> {
-                            if (attempts.incrementAndGet() > 1) {
-                                secondAttemptStarted.countDown();
-                                await(databaseAnswers);
-                            }
-                            throw new IllegalStateException("the lock database does not answer");
-                        })
-                        .getBeanDefinition());
-        LockDatabaseStartup startup = new LockDatabaseStartup(beans, false);
+        LockDatabaseStartup startup = startup(() -> {
+            if (attempts.incrementAndGet() > 1) {
+                secondAttemptStarted.countDown();
+                await(databaseAnswers);
+            }
+            throw new IllegalStateException("the lock database does not answer");
+        });
         assertThatThrownBy(startup::manager).hasStackTraceContaining("the lock database does not answer");
 
         ExecutorService retrying = Executors.newSingleThreadExecutor();
@@ -92,15 +88,10 @@ class LockDatabaseStartupTest {
     @Test
     void callersRightAfterAFailedAttemptGetItsFailureWithoutConnectingAgain() {
         AtomicInteger attempts = new AtomicInteger();
-        DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
-        beans.registerBeanDefinition(
-                "lockManager",
-                BeanDefinitionBuilder.genericBeanDefinition(LockManager.class, () -> {
-                            attempts.incrementAndGet();
-                            throw new IllegalStateException("the lock database does not answer");
-                        })
-                        .getBeanDefinition());
-        LockDatabaseStartup startup = new LockDatabaseStartup(beans, false);
+        LockDatabaseStartup startup = startup(() -> {
+            attempts.incrementAndGet();
+            throw new IllegalStateException("the lock database does not answer");
+        });
 
         Throwable first = catchThrowable(startup::manager);
         Throwable second = catchThrowable(startup::manager);
@@ -116,19 +107,14 @@ class LockDatabaseStartupTest {
     void theFirstLockAfterAFailedStartWaitsForANewAttemptOnlyABoundedTime() throws Exception {
         CountDownLatch databaseAnswers = new CountDownLatch(1);
         AtomicInteger attempts = new AtomicInteger();
-        DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
-        beans.registerBeanDefinition(
-                "lockManager",
-                BeanDefinitionBuilder.genericBeanDefinition(LockManager.class, () -> {
-                            // The start's attempt fails; the next one meets a database that takes connections and
-                            // says nothing, until the driver's connect timeout (here: until the test lets it end).
-                            if (attempts.incrementAndGet() > 1) {
-                                await(databaseAnswers);
-                            }
-                            throw new IllegalStateException("the lock database does not answer");
-                        })
-                        .getBeanDefinition());
-        LockDatabaseStartup startup = new LockDatabaseStartup(beans, false);
+        LockDatabaseStartup startup = startup(() -> {
+            // The start's attempt fails; the next one meets a database that takes connections and
+            // says nothing, until the driver's connect timeout (here: until the test lets it end).
+            if (attempts.incrementAndGet() > 1) {
+                await(databaseAnswers);
+            }
+            throw new IllegalStateException("the lock database does not answer");
+        });
         Throwable atStart = catchThrowable(startup::manager);
         Thread.sleep(LockDatabaseStartup.RETRY_AFTER.toMillis() + 100); // past it, the next lock tries again
 
@@ -146,6 +132,16 @@ class LockDatabaseStartupTest {
         } finally {
             databaseAnswers.countDown();
         }
+    }
+
+    /** A start-up whose lock beans are made by {@code lockManager}: each call is an attempt to reach the database. */
+    private static LockDatabaseStartup startup(Supplier<LockManager> lockManager) {
+        DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+        beans.registerBeanDefinition(
+                "lockManager",
+                BeanDefinitionBuilder.genericBeanDefinition(LockManager.class, lockManager)
+                        .getBeanDefinition());
+        return new LockDatabaseStartup(beans, false);
     }
 
     private static void await(CountDownLatch latch) {

@@ -1,6 +1,7 @@
 package io.github.bizlock.aop;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
@@ -272,7 +273,7 @@ class LockedMethodCheckTest {
     @Test
     void privateStaticAndFinalMethodsOfAClassProxyAreRefusedTogether() {
         Object proxy = classProxy(new Unreachable());
-        assertThatIllegalStateException()
+        assertThatExceptionOfType(InvalidDistributedLockException.class)
                 .isThrownBy(() -> checked(proxy))
                 .withMessageStartingWith(Unreachable.class.getName() + " has @DistributedLock methods that the proxy of"
                         + " bean 'bean' cannot intercept, so they would run without their lock: ")
@@ -287,7 +288,7 @@ class LockedMethodCheckTest {
     @Test
     void aClassAnnotationAsksToLockItsOwnFinalMethodsButNotInheritedOnes() {
         Object proxy = classProxy(new FinalUnderClassAnnotation());
-        assertThatIllegalStateException()
+        assertThatExceptionOfType(InvalidDistributedLockException.class)
                 .isThrownBy(() -> checked(proxy))
                 .withMessageContaining("FinalUnderClassAnnotation.stop() is final")
                 .withMessageNotContaining("run()");
@@ -307,7 +308,7 @@ class LockedMethodCheckTest {
     @Test
     void anAnnotatedMethodMissingFromTheInterfacesOfAJdkProxyIsRefused() {
         Object proxy = interfaceProxy(new JobWithAnExtraMethod());
-        assertThatIllegalStateException()
+        assertThatExceptionOfType(InvalidDistributedLockException.class)
                 .isThrownBy(() -> checked(proxy))
                 .withMessageContaining("JobWithAnExtraMethod.extra() is not declared by an interface of the bean's JDK"
                         + " proxy (" + Job.class.getName())

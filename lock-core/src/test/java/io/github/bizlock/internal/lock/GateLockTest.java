@@ -3,6 +3,7 @@ package io.github.bizlock.internal.lock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.bizlock.ThreadPerTask;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -16,10 +17,12 @@ class GateLockTest {
         lock.lock();
         assertThat(lock.tryLock()).isTrue();
         assertThat(lock.getHoldCount()).isEqualTo(2);
-        assertThat(CompletableFuture.supplyAsync(lock::tryLock).get())
+        assertThat(CompletableFuture.supplyAsync(lock::tryLock, ThreadPerTask.EXECUTOR)
+                        .get())
                 .as("another thread")
                 .isFalse();
-        assertThatThrownBy(() -> CompletableFuture.runAsync(lock::unlock).join())
+        assertThatThrownBy(() -> CompletableFuture.runAsync(lock::unlock, ThreadPerTask.EXECUTOR)
+                        .join())
                 .hasCauseInstanceOf(IllegalMonitorStateException.class);
         lock.unlock();
         assertThat(lock.isLocked()).isTrue();
@@ -37,17 +40,19 @@ class GateLockTest {
         });
         owner.start();
         owner.join();
-        CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
-            try {
-                boolean taken = lock.tryLock(30, TimeUnit.SECONDS);
-                if (taken) {
-                    lock.unlock();
-                }
-                return taken;
-            } catch (InterruptedException ex) {
-                throw new IllegalStateException(ex);
-            }
-        });
+        CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        boolean taken = lock.tryLock(30, TimeUnit.SECONDS);
+                        if (taken) {
+                            lock.unlock();
+                        }
+                        return taken;
+                    } catch (InterruptedException ex) {
+                        throw new IllegalStateException(ex);
+                    }
+                },
+                ThreadPerTask.EXECUTOR);
         assertThat(lock.releaseFor(Thread.currentThread())).as("not the owner").isFalse();
         assertThat(lock.releaseFor(owner)).isTrue();
         assertThat(waiter.get(10, TimeUnit.SECONDS))
@@ -61,13 +66,15 @@ class GateLockTest {
     void aFairLockGoesToTheThreadWaitingForItWhenUnlocked() throws Exception {
         GateLock lock = new GateLock(true);
         lock.lock();
-        CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
-            try {
-                return lock.tryLock(30, TimeUnit.SECONDS);
-            } catch (InterruptedException ex) {
-                throw new IllegalStateException(ex);
-            }
-        });
+        CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return lock.tryLock(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException ex) {
+                        throw new IllegalStateException(ex);
+                    }
+                },
+                ThreadPerTask.EXECUTOR);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!hasWaiter(lock) && System.nanoTime() - deadline < 0) {
             Thread.onSpinWait();

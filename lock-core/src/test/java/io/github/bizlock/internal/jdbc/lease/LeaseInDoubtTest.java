@@ -45,24 +45,9 @@ class LeaseInDoubtTest {
                     .orElseThrow()
                     .unlock(); // the row exists
 
-            try (Connection blocker = dataSource.getConnection()) {
-                blocker.setAutoCommit(false);
-                try (PreparedStatement lockRow = blocker.prepareStatement(
-                        "SELECT * FROM biz_lock WHERE biz_type = ? AND biz_id = ? FOR UPDATE")) {
-                    lockRow.setBytes(1, LeaseTestSupport.bytes(key.name()));
-                    lockRow.setBytes(2, LeaseTestSupport.bytes(key.key()));
-                    lockRow.executeQuery().close();
-                }
-                long started = System.nanoTime();
-                Throwable failed =
-                        catchThrowable(() -> assertThat(timedOut.tryAcquire(key, LockMode.LEASE, Duration.ZERO, HOUR))
-                                .isEmpty());
-                long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-                // The statement's deadline is the wait and 1 s of slack; it is cut off by its read timeout there.
-                assertThat(millis).as("the acquisition ended at its deadline").isLessThan(3000);
-                System.out.printf("in-doubt acquisition ended after %d ms: %s%n", millis, failed);
-                blocker.commit(); // the timed-out UPDATE, still waiting on the server, now commits
-            }
+            long millis = timeOutBehindARowLock(dataSource, timedOut, key);
+            // The statement's deadline is the wait and 1 s of slack; it is cut off by its read timeout there.
+            assertThat(millis).as("the acquisition ended at its deadline").isLessThan(3000);
 
             Optional<LockHandle> other = next.tryAcquire(key, LockMode.LEASE, Duration.ofSeconds(2), null);
             assertThat(other)
@@ -105,8 +90,12 @@ class LeaseInDoubtTest {
         }
     }
 
-    /** An acquisition with a 1 h lease times out behind a row lock, then commits when the lock is let go. */
-    private static void timeOutBehindARowLock(DataSource dataSource, LockManager manager, LockKey key)
+    /**
+     * An acquisition with a 1 h lease times out behind a row lock, then commits when the lock is let go.
+     *
+     * @return how long the acquisition took, in milliseconds
+     */
+    private static long timeOutBehindARowLock(DataSource dataSource, LockManager manager, LockKey key)
             throws Exception {
         try (Connection blocker = dataSource.getConnection()) {
             blocker.setAutoCommit(false);
@@ -116,8 +105,14 @@ class LeaseInDoubtTest {
                 lockRow.setBytes(2, LeaseTestSupport.bytes(key.key()));
                 lockRow.executeQuery().close();
             }
-            catchThrowable(() -> manager.tryAcquire(key, LockMode.LEASE, Duration.ZERO, HOUR));
-            blocker.commit();
+            long started = System.nanoTime();
+            Throwable failed =
+                    catchThrowable(() -> assertThat(manager.tryAcquire(key, LockMode.LEASE, Duration.ZERO, HOUR))
+                            .isEmpty());
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            System.out.printf("in-doubt acquisition ended after %d ms: %s%n", millis, failed);
+            blocker.commit(); // the timed-out UPDATE, still waiting on the server, now commits
+            return millis;
         }
     }
 }
