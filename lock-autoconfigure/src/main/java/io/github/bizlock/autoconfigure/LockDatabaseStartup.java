@@ -166,7 +166,11 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
      * then: only a database that does not answer may answer later, and a set-up mistake fails every lock at once.
      */
     private static void giveUpOrPause(RuntimeException failure, long nextTry, long deadlineNanos) {
-        if (unreachable(failure) == null || nextTry - deadlineNanos > 0 || !sleepUntil(nextTry)) {
+        // An interrupted caller stops at once: it would otherwise spin on an attempt it can no longer wait for.
+        if (unreachable(failure) == null
+                || nextTry - deadlineNanos > 0
+                || Thread.currentThread().isInterrupted()
+                || !sleepUntil(nextTry)) {
             throw failure;
         }
     }

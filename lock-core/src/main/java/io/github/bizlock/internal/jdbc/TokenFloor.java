@@ -56,16 +56,18 @@ final class TokenFloor {
     static final long EPOCH_CLOCK_BASE = 1_767_225_600L;
 
     private final LockJdbc db;
-    private final String takeOver;
+    private final Dialect dialect;
+    private final String takeOverTemplate;
 
     TokenFloor(LockJdbc db, Dialect dialect) {
         this.db = db;
+        this.dialect = dialect;
         // floor_token is assigned before token_epoch so that it reads the old epoch (MySQL assigns left to right;
         // MariaDB's SIMULTANEOUS_ASSIGNMENT reads old values in any order). UNIX_TIMESTAMP() is the statement's start,
         // the same in both places.
         String epoch = "IF(token_server IS NULL, token_epoch, GREATEST(token_epoch + 1, "
                 + "GREATEST(CAST(UNIX_TIMESTAMP() AS SIGNED) - " + EPOCH_CLOCK_BASE + ", 0)))";
-        this.takeOver = dialect.render("""
+        this.takeOverTemplate = """
                 UPDATE ${table}_token_floor
                    SET floor_token  = floor_token + (%1$s - token_epoch) * 4294967296,
                        token_epoch  = %1$s,
@@ -73,7 +75,15 @@ final class TokenFloor {
                        token_boot   = ${token_boot}
                  WHERE id = 1
                    AND NOT (token_server <=> ${token_server} AND token_boot <=> ${token_boot})
-                """.formatted(epoch));
+                """.formatted(epoch);
+    }
+
+    /**
+     * Rendered at each use, not once: a deployment not known at start renders the reign differently once it is read
+     * (on a multi-writer cluster as server 0, start 0), and the dialect's cache follows it.
+     */
+    private String takeOver() {
+        return dialect.render(takeOverTemplate);
     }
 
     /**
@@ -83,13 +93,13 @@ final class TokenFloor {
      * @param deadlineNanos when ({@link System#nanoTime()}) the write must have ended, whatever the database does
      */
     void takeOver(long deadlineNanos) {
-        db.update(deadlineNanos, takeOver);
+        db.update(deadlineNanos, takeOver());
     }
 
     /** {@link #takeOver(long)} on a connection in autocommit mode, so it commits on its own. */
     void takeOver(Connection connection) throws SQLException {
         try (Statement statement = connection.createStatement()) {
-            statement.executeUpdate(takeOver);
+            statement.executeUpdate(takeOver());
         }
     }
 }

@@ -23,8 +23,16 @@ final class AbandonedHolds {
         this.observer = observer;
     }
 
-    /** Called by the watchdog, which has stopped renewing {@code held}, for its hold whose thread has ended. */
-    void free(HeldGrant held, Hold hold) {
+    /**
+     * Called by the watchdog, which has stopped renewing {@code held}, for a hold whose thread has ended.
+     *
+     * @return whether it freed the grant: {@code false} if the grant had moved on (handed over and taken over by a
+     *     live thread, released) by the time it was looked at under the grant's monitor
+     */
+    boolean free(HeldGrant held, Hold hold) {
+        if (!held.heldByEnded(hold)) {
+            return false;
+        }
         losses.reportLost(
                 held,
                 new Loss(
@@ -36,5 +44,6 @@ final class AbandonedHolds {
         if (gates.abandon(held, hold.thread)) {
             observer.released(held.grant().key(), held.engine().mode(), System.nanoTime() - hold.acquiredNanos);
         }
+        return true;
     }
 }

@@ -53,10 +53,14 @@ final class Gates {
     boolean abandon(HeldGrant held, Thread holder) {
         for (Gate gate : gates.values()) {
             if (gate.heldGrant == held && gate.local.owner() == holder) {
-                // Written as the holder would before its unlock: the next owner of the local lock reads them.
+                // Written as the holder would before its unlock: the next owner of the local lock reads them. Each of
+                // its re-entries entered the gate as a user of its own, and leaves it here.
+                int holds = Math.max(1, gate.holds);
                 gate.heldGrant = null;
                 gate.holds = 0;
-                leave(gate);
+                for (int i = 0; i < holds; i++) {
+                    leave(gate);
+                }
                 return gate.local.releaseFor(holder);
             }
         }

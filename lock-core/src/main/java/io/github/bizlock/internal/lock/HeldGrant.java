@@ -223,6 +223,15 @@ final class HeldGrant {
         return released;
     }
 
+    /**
+     * Whether {@code ended} is the grant's hold and its thread has ended: nobody can unlock it then, and nobody can
+     * change its hold (only its own thread hands it over or gives it back). Read under the monitor, so a hold handed
+     * over and taken over by another thread just before its thread ended is never taken for the ended one.
+     */
+    synchronized boolean heldByEnded(Hold ended) {
+        return hold == ended && !released && !releasing && !ended.thread.isAlive();
+    }
+
     synchronized void markReleased() {
         released = true;
         hold = null;

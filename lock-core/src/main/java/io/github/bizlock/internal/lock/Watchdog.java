@@ -19,6 +19,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
+import java.util.function.BiPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,12 +43,15 @@ final class Watchdog {
     private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
 
     private final Set<HeldGrant> watched = ConcurrentHashMap.newKeySet();
+    /** Grants reported lost and not released yet: their holder may still end without unlocking. */
+    private final Set<HeldGrant> lostUnreleased = ConcurrentHashMap.newKeySet();
+
     private final Map<LockEngine, Renewer> renewers = new ConcurrentHashMap<>();
     private final ScheduledExecutorService ticker =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("bizlock-watchdog"));
     private final BiConsumer<HeldGrant, Loss> lostHandler;
     private final LockObserver observer;
-    private volatile BiConsumer<HeldGrant, Hold> abandonedHandler = (held, hold) -> {};
+    private volatile BiPredicate<HeldGrant, Hold> abandonedHandler = (held, hold) -> false;
 
     /** @param lease the watchdog's lease, renewed every third of it */
     Watchdog(Duration lease, BiConsumer<HeldGrant, Loss> lostHandler, LockObserver observer) {
@@ -58,7 +62,7 @@ final class Watchdog {
     }
 
     /** Who frees a grant whose holder thread ended without unlocking it; set once, before the first lock. */
-    void onAbandoned(BiConsumer<HeldGrant, Hold> handler) {
+    void onAbandoned(BiPredicate<HeldGrant, Hold> handler) {
         this.abandonedHandler = handler;
     }
 
@@ -95,12 +99,17 @@ final class Watchdog {
         long now = System.nanoTime();
         Map<LockEngine, List<HeldGrant>> due = new HashMap<>();
         Set<LockEngine> anyDue = new HashSet<>();
+        for (HeldGrant held : lostUnreleased) {
+            Hold hold = held.hold();
+            if (held.isReleased() || (hold != null && !hold.thread.isAlive() && abandonedHandler.test(held, hold))) {
+                lostUnreleased.remove(held);
+            }
+        }
         for (HeldGrant held : watched) {
             Hold hold = held.hold();
-            if (hold != null && !hold.thread.isAlive()) {
+            if (hold != null && !hold.thread.isAlive() && abandonedHandler.test(held, hold)) {
                 // Nobody can unlock it any more: renewing it would keep the key for the life of the process.
                 watched.remove(held);
-                abandonedHandler.accept(held, hold);
             } else if (held.hasExpired(now)) {
                 lost(held, held.expiryLoss());
             } else if (held.renewedByWatchdog()
@@ -119,6 +128,7 @@ final class Watchdog {
     /** Stops the watchdog's thread and the renewal threads. */
     void close() {
         ticker.shutdownNow();
+        lostUnreleased.clear();
         renewers.values().forEach(renewer -> renewer.executor.shutdownNow());
     }
 
@@ -205,5 +215,8 @@ final class Watchdog {
     private void lost(HeldGrant held, Loss loss) {
         watched.remove(held);
         lostHandler.accept(held, loss);
+        if (!held.isReleased()) {
+            lostUnreleased.add(held); // its holder still has to unlock it, and may end first
+        }
     }
 }

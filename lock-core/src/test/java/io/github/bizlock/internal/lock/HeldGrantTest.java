@@ -224,4 +224,32 @@ class HeldGrantTest {
         assertThat(held.takeOver(Thread.currentThread(), LockLostPolicy.LOG)).isNull();
         assertThat(held.handoffs()).isEqualTo(2);
     }
+
+    @Test
+    void aHoldWhoseThreadEndedCountsAsAbandonedOnlyWhileTheGrantIsStillItsOwn() throws Exception {
+        HeldGrant held = watched(Duration.ofSeconds(30), System.nanoTime());
+        Hold[] first = new Hold[1];
+        Thread ended = new Thread(() -> first[0] = held.begin(Thread.currentThread(), LockLostPolicy.LOG));
+        ended.start();
+        ended.join();
+        assertThat(held.heldByEnded(first[0])).as("its thread ended holding it").isTrue();
+
+        HeldGrant handedOver = watched(Duration.ofSeconds(30), System.nanoTime());
+        Hold[] before = new Hold[1];
+        Thread gone = new Thread(() -> {
+            before[0] = handedOver.begin(Thread.currentThread(), LockLostPolicy.LOG);
+            handedOver.handOver(); // unlocked while another thread of the process waited
+        });
+        gone.start();
+        gone.join();
+        Hold live = handedOver.takeOver(Thread.currentThread(), LockLostPolicy.LOG);
+        assertThat(live).isNotNull();
+        assertThat(handedOver.heldByEnded(before[0]))
+                .as("the ended thread's hold is no longer the grant's: a live thread took it over")
+                .isFalse();
+        assertThat(handedOver.heldByEnded(live)).as("the live holder").isFalse();
+
+        held.markReleased();
+        assertThat(held.heldByEnded(first[0])).as("released").isFalse();
+    }
 }

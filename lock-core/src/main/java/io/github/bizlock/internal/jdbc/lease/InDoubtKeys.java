@@ -2,7 +2,6 @@ package io.github.bizlock.internal.jdbc.lease;
 
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,7 +48,13 @@ final class InDoubtKeys implements AutoCloseable {
     /** One in-doubt key: its lock, the tokens of the grants this engine got for it since, and when doubt ends. */
     static final class Doubt {
         final ReentrantLock lock = new ReentrantLock();
-        final Set<Long> grants = new HashSet<>(); // guarded by lock
+        /**
+         * Added to under {@link #lock} (by the acquisition), read under it (by the pass); removed without it, so that a
+         * release never waits behind an acquisition of the key: a removal racing the pass only lets it free a row that
+         * was just released.
+         */
+        final Set<Long> grants = ConcurrentHashMap.newKeySet();
+
         volatile long untilNanos;
     }
 
@@ -99,12 +104,7 @@ final class InDoubtKeys implements AutoCloseable {
     void released(LockKey key, long fencingToken) {
         Doubt doubt = doubts.get(key);
         if (doubt != null) {
-            doubt.lock.lock();
-            try {
-                doubt.grants.remove(fencingToken);
-            } finally {
-                doubt.lock.unlock();
-            }
+            doubt.grants.remove(fencingToken);
         }
     }
 
