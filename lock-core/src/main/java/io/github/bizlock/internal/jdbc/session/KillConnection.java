@@ -2,6 +2,8 @@ package io.github.bizlock.internal.jdbc.session;
 
 import io.github.bizlock.internal.engine.LockEngine;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.locks.ReentrantLock;
@@ -68,11 +70,19 @@ final class KillConnection {
         }
     }
 
-    /** Ends the statement of the session {@code connectionId}, through {@code connection} from {@link #open}. */
-    void killQuery(Connection connection, long connectionId) throws SQLException {
+    /**
+     * Ends the statement of the session, through {@code connection} from {@link #open}, if that connection's server
+     * runs it: a kill connection opened again after a failover or a restart reaches a server where the session's id
+     * may name another connection, of the same account, perhaps another instance's. The session's wait then ends at
+     * its read timeout.
+     */
+    void killQuery(Connection connection, Session session) throws SQLException {
         lock.lock();
         try (Statement statement = connection.createStatement()) {
-            statement.execute(SessionSql.killQuery(connectionId));
+            if (!runs(connection, session)) {
+                return;
+            }
+            statement.execute(SessionSql.killQuery(session.connectionId()));
         } catch (SQLException ex) {
             if (ex.getErrorCode() == ER_NO_SUCH_THREAD) {
                 return; // the session ended anyway
@@ -84,6 +94,20 @@ final class KillConnection {
             throw ex;
         } finally {
             lock.unlock();
+        }
+    }
+
+    private static boolean runs(Connection connection, Session session) throws SQLException {
+        String client = session.client();
+        if (client == null) {
+            return true; // not known: the id alone
+        }
+        try (PreparedStatement check = connection.prepareStatement(SessionSql.RUNS_SESSION)) {
+            check.setLong(1, session.connectionId());
+            check.setString(2, client);
+            try (ResultSet row = check.executeQuery()) {
+                return row.next() && row.getLong(1) > 0;
+            }
         }
     }
 

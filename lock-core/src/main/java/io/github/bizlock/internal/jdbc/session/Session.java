@@ -30,6 +30,7 @@ public final class Session {
 
     private final Connection connection;
     private final long connectionId;
+    private final @Nullable String client;
     private final ReentrantLock guard = new ReentrantLock();
     private final Map<String, PreparedStatement> statements = new LinkedHashMap<>(16, 0.75f, true);
     private long lockWaitSeconds = -1;
@@ -40,8 +41,24 @@ public final class Session {
     long idleSinceNanos;
 
     Session(Connection connection, long connectionId) {
+        this(connection, connectionId, null);
+    }
+
+    /**
+     * @param client the session's client address as its server lists it ({@code information_schema.PROCESSLIST.HOST},
+     *     e.g. {@code 10.0.0.7:51234}), or {@code null} if not known: with the connection id it tells this session
+     *     from a connection of the same id on another server, after a failover, or after a restart
+     */
+    Session(Connection connection, long connectionId, @Nullable String client) {
         this.connection = connection;
         this.connectionId = connectionId;
+        this.client = client;
+    }
+
+    /** The session's client address as its server lists it, or {@code null} if not known. */
+    @Nullable
+    String client() {
+        return client;
     }
 
     public Connection connection() {

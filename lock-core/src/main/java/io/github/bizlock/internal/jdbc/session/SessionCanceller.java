@@ -155,7 +155,7 @@ public final class SessionCanceller {
                     if (!wanted(now)) {
                         return;
                     }
-                    kills.killQuery(connection, session.connectionId());
+                    kills.killQuery(connection, session);
                     if (ending == null) {
                         ending = why;
                     }

@@ -281,13 +281,11 @@ final class SessionPool {
             // on a network that went silent after it.
             Session.readTimeout(connection, STATEMENT_TIMEOUT.toMillis());
             setup.prepare(connection);
-            long id;
             try (Statement statement = connection.createStatement();
-                    ResultSet row = statement.executeQuery(SessionSql.CONNECTION_ID)) {
+                    ResultSet row = statement.executeQuery(SessionSql.CONNECTION_ID_AND_CLIENT)) {
                 row.next();
-                id = row.getLong(1);
+                return new Session(connection, row.getLong(1), row.getString(2));
             }
-            return new Session(connection, id);
         } catch (SQLException ex) {
             if (connection != null) {
                 closeQuietly(connection);
