@@ -44,6 +44,14 @@ public interface LockEngine {
     }
 
     /**
+     * Whether a release that failed is tried again in the background. Not for an engine whose failed release lets go
+     * of the lock anyway: a session engine closes the session, and the server frees its locks with it.
+     */
+    default boolean retriesFailedRelease() {
+        return true;
+    }
+
+    /**
      * The fixed lease this engine grants a lock for when {@code requested} is asked for, or {@code null} if the lock
      * lasts until it is released: then the lock manager grants it the watchdog's lease and has the watchdog call
      * {@link #keepAlive} every third of it. A lock held by a session (connection) has no fixed lease, since it lasts

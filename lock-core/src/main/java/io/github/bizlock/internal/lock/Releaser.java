@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Gives grants back to the database without holding up the unlocking thread past a bound, whatever the database does.
- * An engine that {@linkplain LockEngine#boundsRelease() bounds its releases} itself (its sessions' connections time out)
- * releases on the unlocking thread: a hand-off to another thread would cost each lock two thread switches. Any other
+ * An engine that {@linkplain LockEngine#boundsRelease() bounds its releases} itself (its statements have deadlines, or
+ * its sessions' connections time out) releases on the unlocking thread: a hand-off to another thread would cost each
+ * lock two thread switches, and a few release threads would cap how many locks are released at once. Any other
  * release runs on one of at most {@link #THREADS} threads ({@code bizlock-release}), in the order asked for; the
  * unlocking thread waits for it at most {@link #WAIT}. Such a release that fails (the database did not answer) is tried
  * again in the background with backoff, {@link #ATTEMPTS} times in all, without a thread waiting out the pauses. That is
@@ -77,7 +78,17 @@ final class Releaser implements AutoCloseable {
             try {
                 return held.engine().release(held.grant());
             } catch (RuntimeException ex) {
-                throw failed(held, "the release failed: " + ex.getMessage(), ex, false);
+                boolean retried = held.engine().retriesFailedRelease() && !closed;
+                if (retried) {
+                    log.warn(
+                            "bizlock could not release lock {} ({}), attempt 1 of {}; retrying in the background: {}",
+                            held.grant().key(),
+                            held.engine().mode(),
+                            ATTEMPTS,
+                            ex.toString());
+                    retryLater(held, 2, FIRST_PAUSE_NANOS);
+                }
+                throw failed(held, "the release failed: " + ex.getMessage(), ex, retried);
             }
         }
         CompletableFuture<@Nullable Loss> firstAttempt = new CompletableFuture<>();
@@ -175,7 +186,7 @@ final class Releaser implements AutoCloseable {
             if (firstAttempt != null) {
                 firstAttempt.completeExceptionally(ex);
             }
-            if (attempt == ATTEMPTS || closed || held.engine().boundsRelease()) {
+            if (attempt == ATTEMPTS || closed || !held.engine().retriesFailedRelease()) {
                 giveUp(held, attempt, ex);
                 return;
             }
@@ -187,10 +198,15 @@ final class Releaser implements AutoCloseable {
                     ATTEMPTS,
                     ex.toString());
         }
+        retryLater(held, attempt + 1, pauseNanos);
+    }
+
+    /** Schedules attempt {@code attempt} of a release after {@code pauseNanos}, on the release threads. */
+    private void retryLater(HeldGrant held, int attempt, long pauseNanos) {
         retrying.add(held);
         try {
             threads.schedule(
-                    () -> attempt(held, null, attempt + 1, Math.min(pauseNanos * 2, MAX_PAUSE_NANOS)),
+                    () -> attempt(held, null, attempt, Math.min(pauseNanos * 2, MAX_PAUSE_NANOS)),
                     pauseNanos,
                     TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException ex) {

@@ -121,6 +121,23 @@ class ReleaserTest {
     }
 
     @Test
+    void aFailedBoundedReleaseOfAnEngineThatRetriesIsTriedAgainInTheBackgroundUntilItSucceeds() throws Exception {
+        engine.retriesFailedRelease = true; // LEASE: its statements have deadlines, and a failed release frees nothing
+        engine.releaseFailure = new DataAccessResourceFailureException("connection reset");
+        HeldGrant held = held();
+        assertThatThrownBy(() -> releaser.release(held))
+                .isInstanceOf(LockReleaseException.class)
+                .hasMessageContaining("the release failed: connection reset")
+                .hasMessageContaining("retried in the background");
+        assertThat(engine.releaseThreads.get(0))
+                .as("the first attempt ran on the unlocking thread")
+                .isSameAs(Thread.currentThread());
+        engine.releaseFailure = null;
+        Await.until("released in the background", Duration.ofSeconds(10), () -> engine.releaseThreads.size() == 2);
+        assertThat(engine.releaseThreads.get(1).getName()).isEqualTo("bizlock-release");
+    }
+
+    @Test
     void aBackgroundReleaseOfABoundingEngineIsNotRetried() throws Exception {
         engine.releaseFailure = new DataAccessResourceFailureException("connection reset");
         releaser.releaseInBackground(held());

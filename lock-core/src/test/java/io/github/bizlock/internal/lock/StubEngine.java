@@ -47,6 +47,10 @@ final class StubEngine implements LockEngine, AutoCloseable {
 
     boolean boundsRelease = true;
 
+    /** Whether a failed release is tried again; {@code null}: as engines so far, only when not bounded. */
+    @Nullable
+    Boolean retriesFailedRelease;
+
     /** Keys held elsewhere: their acquisition times out. */
     final Set<LockKey> heldElsewhere = ConcurrentHashMap.newKeySet();
 
@@ -122,6 +126,11 @@ final class StubEngine implements LockEngine, AutoCloseable {
     @Override
     public boolean boundsRelease() {
         return boundsRelease;
+    }
+
+    @Override
+    public boolean retriesFailedRelease() {
+        return retriesFailedRelease != null ? retriesFailedRelease : !boundsRelease;
     }
 
     @Override

@@ -355,6 +355,12 @@ public abstract class SessionLockEngine implements LockEngine, AutoCloseable {
         return true;
     }
 
+    /** A release that failed closed the session, and the server frees the lock with it: nothing to try again. */
+    @Override
+    public final boolean retriesFailedRelease() {
+        return false;
+    }
+
     /**
      * Releases the lock on its session, waiting for the server at most {@link #RELEASE_TIMEOUT}.
      *
