@@ -80,12 +80,7 @@ final class Releaser implements AutoCloseable {
             } catch (RuntimeException ex) {
                 boolean retried = held.engine().retriesFailedRelease() && !closed;
                 if (retried) {
-                    log.warn(
-                            "bizlock could not release lock {} ({}), attempt 1 of {}; retrying in the background: {}",
-                            held.grant().key(),
-                            held.engine().mode(),
-                            ATTEMPTS,
-                            ex.toString());
+                    warnRetrying(held, 1, ex);
                     retryLater(held, 2, FIRST_PAUSE_NANOS);
                 }
                 throw failed(held, "the release failed: " + ex.getMessage(), ex, retried);
@@ -190,15 +185,19 @@ final class Releaser implements AutoCloseable {
                 giveUp(held, attempt, ex);
                 return;
             }
-            log.warn(
-                    "bizlock could not release lock {} ({}), attempt {} of {}; retrying in the background: {}",
-                    grant.key(),
-                    held.engine().mode(),
-                    attempt,
-                    ATTEMPTS,
-                    ex.toString());
+            warnRetrying(held, attempt, ex);
         }
         retryLater(held, attempt + 1, pauseNanos);
+    }
+
+    private static void warnRetrying(HeldGrant held, int attempt, RuntimeException failure) {
+        log.warn(
+                "bizlock could not release lock {} ({}), attempt {} of {}; retrying in the background: {}",
+                held.grant().key(),
+                held.engine().mode(),
+                attempt,
+                ATTEMPTS,
+                failure.toString());
     }
 
     /** Schedules attempt {@code attempt} of a release after {@code pauseNanos}, on the release threads. */

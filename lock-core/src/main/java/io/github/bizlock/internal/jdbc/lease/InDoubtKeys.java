@@ -159,11 +159,6 @@ final class InDoubtKeys implements AutoCloseable {
         }
     }
 
-    /** Whether a key is in doubt now. */
-    boolean inDoubt(LockKey key) {
-        return doubts.containsKey(key);
-    }
-
     @Override
     public void close() {
         ScheduledExecutorService executor = passes;
