@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fault soak (README, "What happens when..."): for each server and mode, 3 JVMs x 16 threads lock and fence-write
+# The fault soak (docs/failures.md, "The soak"): for each server and mode, 3 JVMs x 16 threads lock and fence-write
 # until SOAK_ACQUISITIONS acquisitions while faults hit them every 10 s; prints one result table per server.
 #   lock-core/soak.sh                          both servers, every mode, 10^6 acquisitions each
 #   SOAK_DBS=mariadb SOAK_MODES=ROW SOAK_ACQUISITIONS=100000 lock-core/soak.sh

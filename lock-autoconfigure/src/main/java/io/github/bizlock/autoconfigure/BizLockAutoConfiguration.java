@@ -160,7 +160,7 @@ public final class BizLockAutoConfiguration {
                     "true",
                     "Flyway is not on the class path to create and upgrade the lock tables",
                     "Add org.flywaydb:flyway-mysql (it brings flyway-core), or set bizlock.migration.enabled=false and"
-                            + " create the tables yourself (README: Tables without Flyway).");
+                            + " create the tables yourself (docs/database.md, \"Tables without Flyway\").");
         }
         return new BizLockSchemaInitializer(
                 lockDataSource(properties.getDatasource(), beanFactory, qualified, dataSources), dao, migrate);

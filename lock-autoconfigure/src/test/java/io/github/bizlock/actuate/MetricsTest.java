@@ -172,7 +172,8 @@ class MetricsTest {
                     .as("the waiter's wait")
                     .isGreaterThan(wait.totalTime(TimeUnit.NANOSECONDS) / 3);
             // A percentile histogram: registries that aggregate percentiles (Prometheus) publish it as the buckets
-            // (bizlock_wait_seconds_bucket) the README's histogram_quantile query reads. This registry does not publish
+            // (bizlock_wait_seconds_bucket) the histogram_quantile query of docs/observability.md reads. This registry
+            // does not publish
             // buckets, so the meter's own configuration is checked.
             assertThat(histograms)
                     .as("meters configured with a percentile histogram")

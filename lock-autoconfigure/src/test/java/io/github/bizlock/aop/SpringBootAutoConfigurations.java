@@ -6,7 +6,7 @@ import org.springframework.util.ClassUtils;
  * Spring Boot's own auto-configurations that the annotation tests run bizlock with, found by the name they have on the
  * Spring Boot line on the class path: Spring Boot 4 moved {@code org.springframework.boot.autoconfigure.<area>.<Name>}
  * to {@code org.springframework.boot.<area>.autoconfigure.<Name>}, in a module per area. The same tests run on Spring
- * Boot 4 and, in the spring-boot-3 build, on Spring Boot 3.5 (README, "Spring Boot 3.5 and 4").
+ * Boot 4 and, in the spring-boot-3 build, on Spring Boot 3.5 (docs/spring-boot.md, "Spring Boot 3.5 and 4").
  */
 final class SpringBootAutoConfigurations {
 

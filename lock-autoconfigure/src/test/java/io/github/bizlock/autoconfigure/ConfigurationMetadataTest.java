@@ -14,7 +14,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.json.JsonParserFactory;
 
-/** The generated metadata that IDEs complete {@code bizlock.*} properties from, and the README's table of them. */
+/** The generated metadata that IDEs complete {@code bizlock.*} properties from, and the tables of them in README and docs. */
 class ConfigurationMetadataTest {
 
     private static final List<String> PROPERTIES = List.of(
@@ -124,14 +124,14 @@ class ConfigurationMetadataTest {
     }
 
     @Test
-    void readmeDocumentsEveryProperty() throws IOException {
-        String readme = Files.readString(Path.of("..", "README.md"));
-        assertThat(readme).contains("## Configuration");
-        for (String property : PROPERTIES) {
-            assertThat(readme).as("README documents " + property).contains("`" + property + "`");
-            assertThat(readme.split("\n\\| `" + property + "` \\|", -1))
-                    .as("README lists " + property + " in one table row, not twice")
-                    .hasSize(2);
+    void readmeListsEveryPropertyAndTheReferenceDescribesIt() throws IOException {
+        for (Path page : List.of(Path.of("..", "README.md"), Path.of("..", "docs", "configuration.md"))) {
+            String text = Files.readString(page);
+            for (String property : PROPERTIES) {
+                assertThat(text.split("\n\\| `" + property + "` \\|", -1))
+                        .as(page + " lists " + property + " in exactly one table row")
+                        .hasSize(2);
+            }
         }
     }
 }

@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * Counts the statements the server receives for one uncontended lock and unlock in each mode (what its
  * {@code Questions} counter counts, transaction control included, counted on this test's connections by
- * {@link StatementCounter}), and prints them for the README's mode table.
+ * {@link StatementCounter}), and prints them for the table of docs/modes.md.
  */
 @ExtendWith(TestDatabaseExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)

@@ -30,7 +30,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * another instance (this JVM, {@link Contender}) tries for the locks. Each case checks the invariants: the other
  * instance gets each lock only with a higher fencing token, and a stale holder's fenced write is refused (no two
  * holders of the data); the holder is told within its bound; its calls return within their deadlines; the key is
- * free again within the documented bound. Bounds are those of README "What happens when…", for a 4 s watchdog lease,
+ * free again within the documented bound. Bounds are those of docs/failures.md, "What happens when…", for a 4 s watchdog lease,
  * plus {@link #BUSY} for a loaded machine; every case prints what it measured ({@code FAULT ...} lines).
  */
 @Tag("cross-jvm")
@@ -330,7 +330,7 @@ class FaultHarnessTest {
     }
 
     /**
-     * What README "Acquiring when the database does not answer" allows above the wait: 1 s (for ROW and NAMED the grace
+     * What docs/failures.md, "Acquiring when the database does not answer", allows above the wait: 1 s (for ROW and NAMED the grace
      * given to opening a session, which the holder has none of left idle), and for LEASE on a half-open network also
      * HikariCP's check of each idle connection it is about to lend (its validation timeout, 5 s, which an interrupt does
      * not cut short).

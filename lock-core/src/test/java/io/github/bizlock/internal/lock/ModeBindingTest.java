@@ -276,12 +276,12 @@ class ModeBindingTest {
     }
 
     @Test
-    void theReadmeShowsTheStatementsAsTheErrorPrintsThem() throws Exception {
+    void theModesPageShowsTheStatementsAsTheErrorPrintsThem() throws Exception {
         LockManager app = instance();
         LockKey stock = new LockKey("stock", "1");
         acquire(app, stock, LockMode.LEASE).close();
-        String readme = Files.readString(Path.of("..", "README.md"));
-        String section = readme.substring(readme.indexOf("### Changing a name's mode"));
+        String modes = Files.readString(Path.of("..", "docs", "modes.md"));
+        String section = modes.substring(modes.indexOf("## Changing a name's mode"));
         String block = section.substring(section.indexOf("```sql\n") + 7, section.indexOf("   ```\n"));
         assertThat(block.replaceAll("(?m)^   ", "")).isEqualTo(changeStatements(app, stock, LockMode.ROW));
     }

@@ -92,7 +92,7 @@ public record ClusterTopology(Kind kind, String setting, boolean singleWriterDec
                 + " writing through different nodes would hold the same lock at once. Use LEASE mode (bizlock.mode=LEASE"
                 + " or mode = LockMode.LEASE on the lock), which is exact on a cluster. Only if every instance sends all"
                 + " its lock traffic to one node (a single-writer setup), declare it with bizlock.cluster.single-writer"
-                + "=true (LockService.builder().singleWriter(true) without Spring Boot); README, \"Running on a"
+                + "=true (LockService.builder().singleWriter(true) without Spring Boot); docs/cluster.md, \"Running on a"
                 + " cluster\", explains the risks");
     }
 
