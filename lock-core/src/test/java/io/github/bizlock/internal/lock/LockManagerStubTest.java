@@ -458,10 +458,11 @@ class LockManagerStubTest {
 
     @Test
     void theWatchdogRenewsDueGrantsAndReportsTheOnesTheDatabaseNoLongerHolds() throws Exception {
+        // 3 s, renewed every second: a loaded machine must not let the lease end between two renewals.
         try (LockManager fast = LockManager.builder("fast")
                 .engine(engine)
                 .modeBindings(StubEngine.ANY_MODE)
-                .watchdogLease(Duration.ofMillis(300))
+                .watchdogLease(Duration.ofSeconds(3))
                 .observer(observer)
                 .build()) {
             List<LockLostEvent> told = new CopyOnWriteArrayList<>();
@@ -510,15 +511,22 @@ class LockManagerStubTest {
 
     @Test
     void aLostLockUnlockedAfterShutdownIsReportedLostThoughItsReleaseFails() throws Exception {
+        // A lease long enough that the renewal (after a third of it) finds the take-over before the lease could end on
+        // a loaded machine: the loss must be the watchdog's, recorded, not the lease's local end (then the shutdown
+        // would report its own).
         LockManager fast = LockManager.builder("fast")
                 .engine(engine)
                 .modeBindings(StubEngine.ANY_MODE)
-                .watchdogLease(Duration.ofMillis(300))
+                .watchdogLease(Duration.ofSeconds(3))
+                .observer(observer)
                 .build();
         LockHandle handle = fast.tryAcquire(key("lost-then-shut-down"), LockMode.LEASE, Duration.ZERO, null)
                 .orElseThrow();
         engine.keepAliveLoss = new Loss(LossCause.TAKEN_OVER, "another owner");
-        Await.until("the watchdog finds the loss", Duration.ofSeconds(5), () -> !handle.isHeld());
+        Await.until(
+                "the watchdog records the take-over",
+                Duration.ofSeconds(10),
+                () -> observer.calls.contains("lost lost-then-shut-down TAKEN_OVER"));
         fast.shutdown(Duration.ZERO);
         engine.releaseFailure = new IllegalStateException("database down");
         assertThatThrownBy(handle::unlock)
@@ -530,16 +538,18 @@ class LockManagerStubTest {
     @Test
     void failedRenewalsAreRetriedAndTheGrantIsLostWhenItsLeaseEnds() throws Exception {
         engine.keepAliveFailure = new IllegalStateException("database down");
+        // The first renewal (after a third of the lease) must come before the lease's end even on a loaded machine,
+        // so the loss carries the renewal's error; with 300 ms the lease could end before the watchdog ran at all.
         try (LockManager fast = LockManager.builder("fast")
                 .engine(engine)
                 .modeBindings(StubEngine.ANY_MODE)
-                .watchdogLease(Duration.ofMillis(300))
+                .watchdogLease(Duration.ofSeconds(3))
                 .observer(observer)
                 .build()) {
             LockHandle handle = fast.tryAcquire(key("unrenewed"), LockMode.LEASE, Duration.ZERO, null)
                     .orElseThrow();
-            Await.until("a renewal failed", Duration.ofSeconds(5), () -> observer.calls.contains("renewalFailed 1"));
-            Await.until("lost", Duration.ofSeconds(5), () -> observer.calls.contains("lost unrenewed LEASE_EXPIRED"));
+            Await.until("a renewal failed", Duration.ofSeconds(10), () -> observer.calls.contains("renewalFailed 1"));
+            Await.until("lost", Duration.ofSeconds(10), () -> observer.calls.contains("lost unrenewed LEASE_EXPIRED"));
             assertThat(handle.isHeld()).isFalse();
             assertThatThrownBy(handle::unlock)
                     .isInstanceOf(LockLostException.class)
