@@ -9,15 +9,12 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockModeConflictException;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LossCause;
-import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.engine.ModeBindingStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -61,8 +58,7 @@ public final class LockManager implements AutoCloseable {
     private final Releaser releaser = new Releaser();
     private final Gates gates;
     private final Holds holds;
-    private volatile boolean shuttingDown;
-    private boolean shutDown; // guarded by this
+    private final Shutdown shutdown;
 
     private LockManager(Builder builder) {
         this.instanceId = builder.instanceId;
@@ -76,6 +72,7 @@ public final class LockManager implements AutoCloseable {
         watchdog.onAbandoned(new AbandonedHolds(gates, handOff, losses, observer)::free);
         FencingTokens fencingTokens = new FencingTokens(handOff, losses);
         this.holds = new Holds(builder.watchdogLease, gates, handOff, fencingTokens, losses, watchdog, observer);
+        this.shutdown = new Shutdown(gates, watchdog, releaser, engines.values(), losses);
     }
 
     public static Builder builder(String instanceId) {
@@ -150,7 +147,7 @@ public final class LockManager implements AutoCloseable {
         Objects.requireNonNull(onLost, "onLost");
         LockEngine engine = engine(mode);
         Holds.requireValid(wait, lease);
-        refuseWhileShuttingDown(key);
+        shutdown.refuseIfBegun(key);
         LockObserver.Acquisition acquisition = observer.acquisitionStarted(key, mode);
         long started = System.nanoTime();
         LockObserver.Outcome outcome = LockObserver.Outcome.FAILED;
@@ -159,14 +156,14 @@ public final class LockManager implements AutoCloseable {
             long deadline = Holds.deadline(wait); // one for the name's binding and the acquisition
             modeBindings.check(key.name(), mode, deadline + LockEngine.DEADLINE_SLACK.toNanos());
             Optional<LockHandle> handle = holds.acquire(key, mode, engine, wait, deadline, lease, onLost);
-            if (handle.isPresent() && shuttingDown) {
+            if (handle.isPresent() && shutdown.begun()) {
                 // Granted while the shutdown began: nobody would renew it. Given back, and refused like a new one.
                 try {
                     handle.get().unlock();
                 } catch (RuntimeException ex) {
                     log.debug("bizlock gave back lock {} granted during the shutdown", key, ex);
                 }
-                refuseWhileShuttingDown(key);
+                shutdown.refuseIfBegun(key);
             }
             outcome = handle.isPresent() ? LockObserver.Outcome.ACQUIRED : LockObserver.Outcome.TIMED_OUT;
             return handle;
@@ -209,86 +206,7 @@ public final class LockManager implements AutoCloseable {
      * logged. Only the first call does anything.
      */
     public void shutdown(Duration grace) {
-        synchronized (this) {
-            if (shutDown) {
-                return;
-            }
-            shutDown = true;
-        }
-        shuttingDown = true;
-        awaitUnlocks(grace);
-        releaseStillHeld(grace);
-        releaser.close();
-        for (LockEngine engine : engines.values()) {
-            if (engine instanceof AutoCloseable closeable) {
-                try {
-                    closeable.close();
-                } catch (Exception ex) {
-                    log.warn("bizlock could not close the {} engine", engine.mode(), ex);
-                }
-            }
-        }
-        losses.close();
-    }
-
-    private void refuseWhileShuttingDown(LockKey key) {
-        if (shuttingDown) {
-            throw new LockAcquisitionException(
-                    key.name(),
-                    key.key(),
-                    "Lock " + key.name() + "/" + key.key() + " was not acquired: bizlock is shutting down (the"
-                            + " application is stopping), and takes no new locks",
-                    null);
-        }
-    }
-
-    /** Waits up to {@code grace} for the holders to unlock. */
-    private void awaitUnlocks(Duration grace) {
-        long deadline = System.nanoTime() + grace.toNanos();
-        try {
-            while (gates.heldCount() > 0 && deadline - System.nanoTime() > 0) {
-                Thread.sleep(10);
-            }
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt(); // stop waiting; the rest is released now
-        }
-    }
-
-    /** Tells the holders of the locks still held that they lost them, and releases those locks in the database. */
-    private void releaseStillHeld(Duration grace) {
-        List<HeldGrant> stillHeld = watchdog.stop();
-        if (stillHeld.isEmpty()) {
-            return;
-        }
-        Loss loss = new Loss(
-                LossCause.SHUTDOWN,
-                "bizlock shut down before its holder unlocked it (grace period " + grace + "), and released it so that"
-                        + " other instances need not wait for its lease or session to end");
-        Map<LockEngine, List<Grant>> toRelease = new LinkedHashMap<>();
-        for (HeldGrant held : stillHeld) {
-            losses.reportLost(held, loss);
-            if (held.giveBackAtShutdown()) {
-                toRelease
-                        .computeIfAbsent(held.engine(), engine -> new ArrayList<>())
-                        .add(held.grant());
-            }
-        }
-        log.warn(
-                "bizlock is shutting down with {} lock(s) still held after {}: releasing them",
-                stillHeld.size(),
-                grace);
-        toRelease.forEach((engine, grants) -> {
-            try {
-                engine.releaseAll(grants);
-            } catch (RuntimeException ex) {
-                log.warn(
-                        "bizlock could not release {} {} lock(s) at shutdown; they free when their leases or sessions"
-                                + " end",
-                        grants.size(),
-                        engine.mode(),
-                        ex);
-            }
-        });
+        shutdown.run(grace);
     }
 
     private LockEngine engine(LockMode mode) {

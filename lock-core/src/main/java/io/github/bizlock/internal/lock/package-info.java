@@ -21,6 +21,8 @@
  *       failed LEASE release in the background. {@link Holds} takes a thread from the gate to its hold and back out.
  *   <li>A grant lost while held (its lease ended, or the database no longer holds it for this process) is reported by
  *       {@link LossReporter}, which tells the listeners on a thread of their own.
+ *   <li>When the application stops, {@link Shutdown} refuses new acquisitions, gives holders a grace period, then
+ *       reports the grants still held lost and releases them.
  * </ol>
  *
  * <p>{@link LockSnapshot} is a gate as {@link LockManager#locks()} shows it at one moment; {@link InstanceId} makes the
