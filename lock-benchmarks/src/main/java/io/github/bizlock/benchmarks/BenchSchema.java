@@ -1,14 +1,13 @@
 package io.github.bizlock.benchmarks;
 
-import io.github.bizlock.internal.jdbc.LockSchema;
-import io.github.bizlock.internal.jdbc.dialect.TableName;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import org.flywaydb.core.Flyway;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /** Creates the tables every subject needs in the fresh benchmark database. */
 final class BenchSchema {
@@ -30,18 +29,25 @@ final class BenchSchema {
     private BenchSchema() {}
 
     static void create(BenchServer server) throws SQLException {
-        List<String> ddl = new ArrayList<>();
-        String lease = LockSchema.ddl(TableName.DEFAULT).replaceAll("(?m)^--.*$", "");
-        Arrays.stream(lease.split(";"))
-                .map(String::strip)
-                .filter(s -> !s.isEmpty())
-                .forEach(ddl::add);
-        ddl.addAll(PEER_DDL);
+        migrateBizLock(new DriverManagerDataSource(server.url(), server.user(), server.password()));
         try (Connection connection = DriverManager.getConnection(server.url(), server.user(), server.password());
                 Statement statement = connection.createStatement()) {
-            for (String sql : ddl) {
+            for (String sql : PEER_DDL) {
                 statement.execute(sql);
             }
         }
+    }
+
+    /** bizlock's tables as a user without Spring Boot makes them: bizlock's migrations run by Flyway (README). */
+    private static void migrateBizLock(DriverManagerDataSource dataSource) {
+        Flyway.configure()
+                .dataSource(dataSource)
+                .locations("classpath:db/bizlock/migration")
+                .table("biz_lock_migrations")
+                .placeholders(Map.of("bizlock_table", "biz_lock"))
+                .baselineOnMigrate(true)
+                .baselineVersion("0")
+                .load()
+                .migrate();
     }
 }

@@ -3,69 +3,57 @@ package io.github.bizlock.benchmarks;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
-import io.github.bizlock.internal.engine.LockEngine;
-import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
-import io.github.bizlock.internal.jdbc.dialect.Dialects;
-import io.github.bizlock.internal.jdbc.dialect.TableName;
-import io.github.bizlock.internal.jdbc.lease.Backoff;
-import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
-import io.github.bizlock.internal.jdbc.named.NamedLockEngine;
-import io.github.bizlock.internal.jdbc.row.RowLockEngine;
-import io.github.bizlock.internal.lock.InstanceId;
-import io.github.bizlock.internal.lock.LockManager;
-import java.time.Duration;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import io.github.bizlock.LockOptions;
+import io.github.bizlock.LockTemplate;
+import io.github.bizlock.service.LockService;
+import java.util.function.UnaryOperator;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
- * bizlock through its {@link LockManager}, built the way the auto-configuration builds it. The fencing token is asked
- * of the handle only when {@link Held#token()} is called, unless {@code readToken} has every lock read it.
+ * bizlock as a user without Spring Boot builds it: {@link LockService} over the client's pool, with every default, and
+ * a plain session DataSource for ROW and NAMED (README, "Without Spring Boot"). The fencing token is asked of the
+ * handle only when {@link Held#token()} is called, unless {@code readToken} has every lock read it.
  */
 final class BizLockNode implements Node {
 
-    /** The LEASE engine's default backoff, also used for ShedLock, which has no waiting of its own. */
-    static final Backoff BACKOFF = Backoff.DEFAULT;
+    private final HikariDataSource pool;
+    private final LockService service;
+    private final LockOptions options;
+    private final String name;
+    private final boolean readToken;
 
-    final HikariDataSource pool;
-    final LockManager manager;
-    final LockMode mode;
-    final boolean readToken;
-
-    BizLockNode(Env env, LockMode mode, int threads, boolean fair, boolean readToken, Duration watchdogLease) {
-        this.mode = mode;
-        this.readToken = readToken;
+    /**
+     * @param settings the builder settings that differ from the defaults: only what a scenario is about (fairness,
+     *     E's watchdog lease)
+     */
+    BizLockNode(Env env, LockMode mode, int threads, boolean readToken, UnaryOperator<LockService.Builder> settings) {
         this.pool = Pools.forClient(env, threads);
-        String owner = InstanceId.generate();
-        BizLockDao dao = new BizLockDao(
-                pool,
-                new DataSourceTransactionManager(pool),
-                Dialects.detect(pool, TableName.DEFAULT),
-                TableName.DEFAULT);
-        DriverManagerDataSource sessions = new DriverManagerDataSource(env.jdbcUrl(), env.user(), env.password());
-        LockEngine engine = switch (mode) {
-            case LEASE -> new LeaseLockEngine(dao, owner, BACKOFF);
-            case ROW -> new RowLockEngine(dao, sessions, threads + 2, owner);
-            case NAMED -> new NamedLockEngine(dao, sessions, threads + 2, owner);
-        };
-        LockManager.Builder builder = LockManager.builder(owner)
-                .engine(engine)
-                .modeBindings(dao.modes())
-                .fair(fair);
-        if (watchdogLease != null) {
-            builder.watchdogLease(watchdogLease);
+        try {
+            this.service = settings.apply(LockService.builder(pool)
+                            .sessionDataSource(new DriverManagerDataSource(env.jdbcUrl(), env.user(), env.password())))
+                    .build();
+        } catch (RuntimeException ex) {
+            pool.close();
+            throw ex;
         }
-        this.manager = builder.build();
+        this.options = LockOptions.defaults().mode(mode).waitTime(WAIT);
+        // A name per mode: each lock name is bound to the mode of its first use.
+        this.name = "bench-" + mode;
+        this.readToken = readToken;
     }
 
     static BizLockNode of(Env env, LockMode mode, int threads, boolean fair, boolean readToken) {
-        return new BizLockNode(env, mode, threads, fair, readToken, null);
+        return new BizLockNode(env, mode, threads, readToken, builder -> builder.fair(fair));
+    }
+
+    LockTemplate template() {
+        return service.template();
     }
 
     @Override
-    public Held lock(String key) throws Exception {
-        // A name per mode: each lock name is bound to the mode of its first use.
-        LockHandle handle = manager.tryAcquire(new LockKey("bench-" + mode, key), mode, WAIT, null)
+    public Held lock(String key) {
+        LockHandle handle = template()
+                .tryAcquire(name, key, options)
                 .orElseThrow(() -> new IllegalStateException("bizlock: not acquired in " + WAIT));
         Held held = Held.of(handle::fencingToken, handle::unlock);
         if (readToken) {
@@ -76,7 +64,7 @@ final class BizLockNode implements Node {
 
     @Override
     public void close() {
-        manager.close();
+        service.close();
         pool.close();
     }
 }
