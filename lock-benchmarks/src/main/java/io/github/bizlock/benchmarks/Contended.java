@@ -1,9 +1,5 @@
 package io.github.bizlock.benchmarks;
 
-import io.github.bizlock.benchmarks.Subjects.Env;
-import io.github.bizlock.benchmarks.Subjects.Held;
-import io.github.bizlock.benchmarks.Subjects.Node;
-import io.github.bizlock.benchmarks.Subjects.Subject;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -33,10 +33,10 @@ final class Stats implements AutoCloseable {
     private final String redisHost;
     private final int redisPort;
 
-    Stats(String jdbcUrl, String user, String password, String redisHost, int redisPort) throws SQLException {
-        this.connection = DriverManager.getConnection(jdbcUrl, user, password);
-        this.redisHost = redisHost;
-        this.redisPort = redisPort;
+    Stats(Env env) throws SQLException {
+        this.connection = DriverManager.getConnection(env.jdbcUrl(), env.user(), env.password());
+        this.redisHost = env.redisHost();
+        this.redisPort = env.redisPort();
     }
 
     /**

@@ -1,0 +1,70 @@
+package io.github.bizlock.benchmarks;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.bizlock.LockHandle;
+import io.github.bizlock.LockMode;
+import io.github.bizlock.LockOptions;
+import io.github.bizlock.LockTemplate;
+import io.github.bizlock.service.LockService;
+import java.util.function.UnaryOperator;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+/**
+ * bizlock as a user without Spring Boot builds it: {@link LockService} over the client's pool, with every default, and
+ * a plain session DataSource for ROW and NAMED (README, "Without Spring Boot"). The fencing token is asked of the
+ * handle only when {@link Held#token()} is called, unless {@code readToken} has every lock read it.
+ */
+final class BizLockNode implements Node {
+
+    private final HikariDataSource pool;
+    private final LockService service;
+    private final LockOptions options;
+    private final String name;
+    private final boolean readToken;
+
+    /**
+     * @param settings the builder settings that differ from the defaults: only what a scenario is about (fairness,
+     *     E's watchdog lease)
+     */
+    BizLockNode(Env env, LockMode mode, int threads, boolean readToken, UnaryOperator<LockService.Builder> settings) {
+        this.pool = Pools.forClient(env, threads);
+        try {
+            this.service = settings.apply(LockService.builder(pool)
+                            .sessionDataSource(new DriverManagerDataSource(env.jdbcUrl(), env.user(), env.password())))
+                    .build();
+        } catch (RuntimeException ex) {
+            pool.close();
+            throw ex;
+        }
+        this.options = LockOptions.defaults().mode(mode).waitTime(WAIT);
+        // A name per mode: each lock name is bound to the mode of its first use.
+        this.name = "bench-" + mode;
+        this.readToken = readToken;
+    }
+
+    static BizLockNode of(Env env, LockMode mode, int threads, boolean fair, boolean readToken) {
+        return new BizLockNode(env, mode, threads, readToken, builder -> builder.fair(fair));
+    }
+
+    LockTemplate template() {
+        return service.template();
+    }
+
+    @Override
+    public Held lock(String key) {
+        LockHandle handle = template()
+                .tryAcquire(name, key, options)
+                .orElseThrow(() -> new IllegalStateException("bizlock: not acquired in " + WAIT));
+        Held held = Held.of(handle::fencingToken, handle::unlock);
+        if (readToken) {
+            held.token();
+        }
+        return held;
+    }
+
+    @Override
+    public void close() {
+        service.close();
+        pool.close();
+    }
+}

@@ -1,0 +1,103 @@
+package io.github.bizlock.benchmarks;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The child JVMs of a multi-process contended run, each a {@link Contended#main} with its share of the threads; their
+ * stderr goes to ours, their stdout is kept for the {@code RESULT} line.
+ */
+final class WorkerJvms {
+
+    private final List<Process> processes = new ArrayList<>();
+    private final List<StringBuilder> outputs = new ArrayList<>();
+    private final List<Thread> readers = new ArrayList<>();
+
+    /** Starts {@code jvms} JVMs that share {@code threads} threads of {@code subject} as evenly as they can. */
+    static WorkerJvms start(Subject subject, Env env, Shared shared, int jvms, int threads) throws IOException {
+        WorkerJvms workers = new WorkerJvms();
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        for (int j = 0; j < jvms; j++) {
+            int share = threads / jvms + (j < threads % jvms ? 1 : 0);
+            List<String> command = new ArrayList<>(List.of(
+                    java,
+                    "-Xmx256m",
+                    "-XX:TieredStopAtLevel=4",
+                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    Contended.class.getName(),
+                    subject.id(),
+                    Integer.toString(share),
+                    shared.file().toString()));
+            command.addAll(env.toArgs());
+            workers.add(new ProcessBuilder(command)
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start());
+        }
+        return workers;
+    }
+
+    private void add(Process process) {
+        processes.add(process);
+        StringBuilder output = new StringBuilder();
+        outputs.add(output);
+        Thread reader = new Thread(() -> {
+            try (BufferedReader in =
+                    new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = in.readLine(); line != null; line = in.readLine()) {
+                    synchronized (output) {
+                        output.append(line).append('\n');
+                    }
+                }
+            } catch (Exception ignored) {
+                // the process ended
+            }
+        });
+        reader.start();
+        readers.add(reader);
+    }
+
+    /** Whether a worker has ended (before the run has). */
+    boolean anyEnded() {
+        return processes.stream().anyMatch(process -> !process.isAlive());
+    }
+
+    void destroy() {
+        processes.forEach(Process::destroy);
+    }
+
+    /**
+     * Waits for every worker to end (after {@link Shared#STOPPING}) and reads its part.
+     *
+     * @param run the scenario and subject, for the messages of a worker that failed
+     */
+    List<Contended.Part> finish(String run) throws Exception {
+        List<Contended.Part> parts = new ArrayList<>();
+        for (int j = 0; j < processes.size(); j++) {
+            Process process = processes.get(j);
+            if (!process.waitFor(120, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new IllegalStateException(run + ": a worker JVM did not stop");
+            }
+            readers.get(j).join();
+            String output;
+            synchronized (outputs.get(j)) {
+                output = outputs.get(j).toString();
+            }
+            String line = output.lines()
+                    .filter(l -> l.startsWith("RESULT "))
+                    .findFirst()
+                    .orElseThrow(() -> new IllegalStateException(
+                            run + ": a worker JVM failed (exit " + process.exitValue() + ")"));
+            parts.add(Contended.Part.decode(line));
+        }
+        return parts;
+    }
+}
