@@ -38,7 +38,7 @@ public final class ApplicationFlyway {
     private static final String DEFAULT_LOCATION = "classpath:db/migration";
 
     /** Spring Boot's Flyway auto-configuration, as Spring Boot 4 and Spring Boot 3.5 name it. */
-    private static final String[] SPRING_BOOT_FLYWAY = {
+    static final String[] SPRING_BOOT_FLYWAY = {
         "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
         "org.springframework.boot.autoconfigure.flyway.FlywayAutoConfiguration"
     };
@@ -54,7 +54,7 @@ public final class ApplicationFlyway {
      */
     public static void turnOffWhereUnused(ConfigurableEnvironment environment, ClassLoader classLoader, Log log) {
         if (environment.getPropertySources().contains(PROPERTY_SOURCE)
-                || !ClassUtils.isPresent("org.flywaydb.core.Flyway", classLoader)
+                || !ClassUtils.isPresent(BizLockRuntimeHints.FLYWAY, classLoader)
                 || Arrays.stream(SPRING_BOOT_FLYWAY).noneMatch(name -> ClassUtils.isPresent(name, classLoader))
                 || setsSpringFlywayProperties(environment)
                 || hasMigrations(classLoader)) {
