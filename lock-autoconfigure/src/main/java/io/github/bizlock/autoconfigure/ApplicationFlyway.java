@@ -8,6 +8,7 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyState;
+import org.springframework.core.NativeDetector;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.io.Resource;
@@ -80,6 +81,10 @@ public final class ApplicationFlyway {
 
     /** Whether Spring Boot's Flyway would find a migration (SQL script or Java class) at its default location. */
     private static boolean hasMigrations(ClassLoader classLoader) {
+        if (NativeDetector.inNativeImage()) {
+            // A native image cannot list class-path folders: finding nothing there is no sign that there is nothing.
+            return true;
+        }
         try {
             Resource[] found =
                     new PathMatchingResourcePatternResolver(classLoader).getResources("classpath*:db/migration/**/*");
