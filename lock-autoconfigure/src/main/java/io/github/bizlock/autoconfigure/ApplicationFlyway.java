@@ -8,6 +8,7 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyState;
+import org.springframework.core.NativeDetector;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.io.Resource;
@@ -38,7 +39,7 @@ public final class ApplicationFlyway {
     private static final String DEFAULT_LOCATION = "classpath:db/migration";
 
     /** Spring Boot's Flyway auto-configuration, as Spring Boot 4 and Spring Boot 3.5 name it. */
-    private static final String[] SPRING_BOOT_FLYWAY = {
+    static final String[] SPRING_BOOT_FLYWAY = {
         "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
         "org.springframework.boot.autoconfigure.flyway.FlywayAutoConfiguration"
     };
@@ -54,7 +55,7 @@ public final class ApplicationFlyway {
      */
     public static void turnOffWhereUnused(ConfigurableEnvironment environment, ClassLoader classLoader, Log log) {
         if (environment.getPropertySources().contains(PROPERTY_SOURCE)
-                || !ClassUtils.isPresent("org.flywaydb.core.Flyway", classLoader)
+                || !ClassUtils.isPresent(BizLockRuntimeHints.FLYWAY, classLoader)
                 || Arrays.stream(SPRING_BOOT_FLYWAY).noneMatch(name -> ClassUtils.isPresent(name, classLoader))
                 || setsSpringFlywayProperties(environment)
                 || hasMigrations(classLoader)) {
@@ -80,6 +81,10 @@ public final class ApplicationFlyway {
 
     /** Whether Spring Boot's Flyway would find a migration (SQL script or Java class) at its default location. */
     private static boolean hasMigrations(ClassLoader classLoader) {
+        if (NativeDetector.inNativeImage()) {
+            // A native image cannot list class-path folders: finding nothing there is no sign that there is nothing.
+            return true;
+        }
         try {
             Resource[] found =
                     new PathMatchingResourcePatternResolver(classLoader).getResources("classpath*:db/migration/**/*");

@@ -75,8 +75,6 @@ import org.springframework.util.ClassUtils;
 @Import(DatabaseInitializationDependencyConfigurer.class)
 public final class BizLockAutoConfiguration {
 
-    private static final String FLYWAY = "org.flywaydb.core.Flyway";
-
     private final BizLockProperties properties;
     private final String instanceId;
 
@@ -154,7 +152,7 @@ public final class BizLockAutoConfiguration {
             ObjectProvider<DataSource> dataSources,
             ResourceLoader resourceLoader) {
         boolean migrate = properties.getMigration().isEnabled();
-        if (migrate && !ClassUtils.isPresent(FLYWAY, resourceLoader.getClassLoader())) {
+        if (migrate && !ClassUtils.isPresent(BizLockRuntimeHints.FLYWAY, resourceLoader.getClassLoader())) {
             throw new BizLockPropertyException(
                     "bizlock.migration.enabled",
                     "true",

@@ -8,6 +8,7 @@ import java.lang.annotation.Inherited;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.springframework.aot.hint.annotation.Reflective;
 
 /**
  * Runs the method holding a distributed lock: at most one call per lock ({@link #name()}, evaluated {@link #key()})
@@ -39,11 +40,16 @@ import java.lang.annotation.Target;
  * @DistributedLock(name = "order", key = "#p0.id", waitTime = "3s")
  * public @interface OrderLock {}
  * }</pre>
+ *
+ * <p>Spring AOT registers the reflection a native image needs to call the annotated methods and their fallbacks
+ * ({@link Reflective}); the key expressions' own use of the arguments' types is the application's to register (see
+ * {@code docs/spring-boot.md}).
  */
 @Target({ElementType.METHOD, ElementType.TYPE, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)
 @Inherited
 @Documented
+@Reflective(DistributedLockReflectiveProcessor.class)
 public @interface DistributedLock {
 
     /** The key used when {@link #key()} is empty: every call of the method shares one lock. */

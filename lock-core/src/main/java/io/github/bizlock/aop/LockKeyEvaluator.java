@@ -1,6 +1,8 @@
 package io.github.bizlock.aop;
 
 import java.lang.reflect.Method;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -9,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
@@ -41,10 +44,31 @@ final class LockKeyEvaluator {
     /** How deep into collections, maps and optionals a key value is checked for elements without a text. */
     private static final int MAX_DEPTH = 3;
 
+    /**
+     * The usual key types, whose {@code toString()} is their value: known without looking the method up, which a native
+     * image can do only on classes registered for reflection.
+     */
+    private static final Set<Class<?>> VALUE_TEXT = Set.of(
+            String.class,
+            Integer.class,
+            Long.class,
+            Short.class,
+            Byte.class,
+            Boolean.class,
+            Character.class,
+            Double.class,
+            Float.class,
+            BigInteger.class,
+            BigDecimal.class,
+            UUID.class);
+
     /** Whether a class's {@code toString()} is {@code Object}'s. */
     private static final ClassValue<Boolean> OBJECT_TO_STRING = new ClassValue<>() {
         @Override
         protected Boolean computeValue(Class<?> type) {
+            if (VALUE_TEXT.contains(type) || Enum.class.isAssignableFrom(type)) {
+                return false;
+            }
             try {
                 return type.getMethod("toString").getDeclaringClass() == Object.class;
             } catch (NoSuchMethodException ex) {

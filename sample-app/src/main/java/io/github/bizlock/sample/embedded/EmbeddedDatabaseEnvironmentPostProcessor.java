@@ -14,14 +14,21 @@ import org.springframework.core.env.MapPropertySource;
  * {@code sample.embedded-db.port} (default 33306), starting it if no process has yet. Replicas started on other HTTP
  * ports find it running and share it, like replicas of a service share one database. The server stops with the
  * replica that started it. {@code sample.embedded-db.enabled=false} turns this off.
+ *
+ * <p>Not while Spring AOT processes the application at build time ({@code process-aot}): that run prepares this same
+ * environment but only generates code, so it needs no database, and a server it started would outlive the build.
  */
 public class EmbeddedDatabaseEnvironmentPostProcessor implements EnvironmentPostProcessor {
 
     static final String DATABASE = "bizlock_sample";
 
+    /** The system property Spring sets while AOT processing runs ({@code AbstractAotProcessor}). */
+    private static final String AOT_PROCESSING = "spring.aot.processing";
+
     @Override
     public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
-        if (environment.containsProperty("spring.datasource.url")
+        if (Boolean.getBoolean(AOT_PROCESSING)
+                || environment.containsProperty("spring.datasource.url")
                 || !environment.getProperty("sample.embedded-db.enabled", Boolean.class, true)) {
             return;
         }
