@@ -11,8 +11,7 @@ import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.internal.jdbc.lease.Backoff;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
-import io.github.bizlock.internal.jdbc.named.NamedLockEngine;
-import io.github.bizlock.internal.jdbc.row.RowLockEngine;
+import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import java.sql.Connection;
@@ -261,8 +260,8 @@ final class Subjects {
             DriverManagerDataSource sessions = new DriverManagerDataSource(env.jdbcUrl(), env.user(), env.password());
             LockEngine engine = switch (mode) {
                 case LEASE -> new LeaseLockEngine(dao, owner, BACKOFF);
-                case ROW -> new RowLockEngine(dao, sessions, threads + 2, owner);
-                case NAMED -> new NamedLockEngine(dao, sessions, threads + 2, owner);
+                case ROW -> SessionLockEngine.row(dao, sessions, threads + 2, owner);
+                case NAMED -> SessionLockEngine.named(dao, sessions, threads + 2, owner);
             };
             LockManager.Builder builder = LockManager.builder(owner)
                     .engine(engine)
