@@ -8,8 +8,9 @@ import java.sql.SQLException;
 
 /**
  * The statements of one session mode ({@link RowSteps ROW}, {@link NamedSteps NAMED}) that a {@link SessionLockEngine}
- * runs on the sessions it holds. The engine runs every step but {@link #lock} and {@link #issueTokens} under the
- * session's guard and with the session's read timeout set.
+ * runs on the sessions it holds. {@link #stillHolds} and {@link #unlock} run under the session's guard, with a read
+ * timeout of {@link io.github.bizlock.internal.engine.LockEngine#RELEASE_TIMEOUT}; {@link #lock} runs on a session no
+ * other thread uses yet, and {@link #issueTokens} takes the guard itself.
  */
 interface SessionSteps {
 
