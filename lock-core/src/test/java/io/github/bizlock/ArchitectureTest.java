@@ -16,6 +16,7 @@ import io.github.bizlock.annotation.OnFailure;
 import io.github.bizlock.aop.DistributedLockAdvisor;
 import io.github.bizlock.aop.InvalidDistributedLockException;
 import io.github.bizlock.aop.RollbackOnLockLost;
+import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import io.github.bizlock.service.LockService;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,6 +90,20 @@ class ArchitectureTest {
         assertThat(leaks)
                 .as("public signatures of the API that name internal types")
                 .isEmpty();
+    }
+
+    /**
+     * The ROW and NAMED engines are one class; their steps, sessions, pool, canceller and SQL stay inside its package,
+     * so nothing else can hold a session or run a statement on it.
+     */
+    @Test
+    void theSessionPackageExportsItsEngineOnly() {
+        Set<String> exported = CORE.stream()
+                .filter(type -> type.getPackageName().equals(SessionLockEngine.class.getPackageName()))
+                .filter(ArchitectureTest::isExported)
+                .map(JavaClass::getName)
+                .collect(Collectors.toCollection(TreeSet::new));
+        assertThat(exported).containsExactly(SessionLockEngine.class.getName());
     }
 
     @Test

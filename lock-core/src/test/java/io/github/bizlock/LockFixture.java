@@ -6,8 +6,7 @@ import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.internal.jdbc.lease.Backoff;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
-import io.github.bizlock.internal.jdbc.named.NamedLockEngine;
-import io.github.bizlock.internal.jdbc.row.RowLockEngine;
+import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLocks;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
@@ -60,8 +59,8 @@ public final class LockFixture {
         BizLockDao dao = dao(dataSource);
         DataSource sessions = SessionLocks.dedicated(dataSource);
         return manager(dao, instanceId)
-                .engine(new RowLockEngine(dao, sessions, 8, instanceId))
-                .engine(new NamedLockEngine(dao, sessions, 8, instanceId));
+                .engine(SessionLockEngine.row(dao, sessions, 8, instanceId))
+                .engine(SessionLockEngine.named(dao, sessions, 8, instanceId));
     }
 
     public static LockTemplate template(LockManager manager) {

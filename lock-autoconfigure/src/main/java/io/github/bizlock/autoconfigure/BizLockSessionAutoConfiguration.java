@@ -2,8 +2,6 @@ package io.github.bizlock.autoconfigure;
 
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
-import io.github.bizlock.internal.jdbc.named.NamedLockEngine;
-import io.github.bizlock.internal.jdbc.row.RowLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -20,7 +18,8 @@ import org.springframework.context.annotation.Lazy;
  * The ROW and NAMED engines. Their locks hold a connection each for as long as they are held, so the connections come
  * from a small pool of their own, opened with the settings of the lock DataSource: held locks never take connections
  * from the application's pool. An acquisition that finds them all held queues for one within its wait time, and only
- * then fails, naming {@code bizlock.session.max-connections}.
+ * then fails, naming {@code bizlock.session.max-connections}. Both engines are a {@link SessionLockEngine}: each backs
+ * off when the application defines a bean of its name ({@code rowLockEngine}, {@code namedLockEngine}).
  */
 @AutoConfiguration(after = BizLockAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "bizlock.enabled", matchIfMissing = true)
@@ -52,9 +51,9 @@ public final class BizLockSessionAutoConfiguration {
     }
 
     @Bean
-    @ConditionalOnMissingBean
+    @ConditionalOnMissingBean(name = "namedLockEngine")
     @Lazy
-    NamedLockEngine namedLockEngine(
+    SessionLockEngine namedLockEngine(
             BizLockDao dao,
             LeaseLockEngine lease,
             SessionConnections connections,
@@ -62,7 +61,7 @@ public final class BizLockSessionAutoConfiguration {
             BizLockNamedProperties named,
             BizLockProperties properties) {
         return requireAllowedAsDefault(
-                new NamedLockEngine(
+                SessionLockEngine.named(
                         dao,
                         connections.dataSource(),
                         session.getMaxConnections(),
@@ -73,16 +72,16 @@ public final class BizLockSessionAutoConfiguration {
     }
 
     @Bean
-    @ConditionalOnMissingBean
+    @ConditionalOnMissingBean(name = "rowLockEngine")
     @Lazy
-    RowLockEngine rowLockEngine(
+    SessionLockEngine rowLockEngine(
             BizLockDao dao,
             LeaseLockEngine lease,
             SessionConnections connections,
             BizLockSessionProperties session,
             BizLockProperties properties) {
         return requireAllowedAsDefault(
-                new RowLockEngine(
+                SessionLockEngine.row(
                         dao,
                         connections.dataSource(),
                         session.getMaxConnections(),
@@ -95,7 +94,7 @@ public final class BizLockSessionAutoConfiguration {
      * On a multi-writer cluster a ROW or NAMED engine refuses every lock; when its mode is the default one
      * ({@code bizlock.mode}), the application fails to start instead of failing at its first lock.
      */
-    private static <E extends SessionLockEngine> E requireAllowedAsDefault(E engine, BizLockProperties properties) {
+    private static SessionLockEngine requireAllowedAsDefault(SessionLockEngine engine, BizLockProperties properties) {
         if (properties.getMode() == engine.mode()) {
             try {
                 engine.requireAllowedHere();

@@ -10,14 +10,14 @@ import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.named.NamedLockEngine;
-import io.github.bizlock.internal.jdbc.row.RowLockEngine;
+import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -37,7 +37,9 @@ class BizLockSessionAutoConfigurationTest {
     @Test
     void rowAndNamedLocksHoldConnectionsOfTheirOwnNotTheApplicationsPool() {
         runner.run(context -> {
-            assertThat(context).hasSingleBean(RowLockEngine.class).hasSingleBean(NamedLockEngine.class);
+            assertThat(context).getBeans(SessionLockEngine.class).containsOnlyKeys("rowLockEngine", "namedLockEngine");
+            assertThat(row(context).mode()).isEqualTo(LockMode.ROW);
+            assertThat(named(context).mode()).isEqualTo(LockMode.NAMED);
             LockTemplate locks = context.getBean(LockTemplate.class);
             HikariDataSource appPool = context.getBean(HikariDataSource.class);
             for (LockMode mode : new LockMode[] {LockMode.ROW, LockMode.NAMED}) {
@@ -74,15 +76,12 @@ class BizLockSessionAutoConfigurationTest {
     @Test
     void heldSessionsAreCheckedAsOftenAsTheHeartbeatSays() {
         Duration lease = Duration.ofSeconds(30);
-        runner.run(context -> assertThat(context.getBean(RowLockEngine.class).keepAliveInterval(lease))
-                .as("default")
-                .isEqualTo(Duration.ofSeconds(1)));
+        runner.run(context ->
+                assertThat(row(context).keepAliveInterval(lease)).as("default").isEqualTo(Duration.ofSeconds(1)));
         runner.withPropertyValues("bizlock.session.heartbeat=250ms").run(context -> {
-            assertThat(context.getBean(RowLockEngine.class).keepAliveInterval(lease))
-                    .isEqualTo(Duration.ofMillis(250));
-            assertThat(context.getBean(NamedLockEngine.class).keepAliveInterval(lease))
-                    .isEqualTo(Duration.ofMillis(250));
-            assertThat(context.getBean(NamedLockEngine.class).keepAliveInterval(Duration.ofMillis(600)))
+            assertThat(row(context).keepAliveInterval(lease)).isEqualTo(Duration.ofMillis(250));
+            assertThat(named(context).keepAliveInterval(lease)).isEqualTo(Duration.ofMillis(250));
+            assertThat(named(context).keepAliveInterval(Duration.ofMillis(600)))
                     .as("a third of a shorter lease")
                     .isEqualTo(Duration.ofMillis(200));
         });
@@ -98,11 +97,9 @@ class BizLockSessionAutoConfigurationTest {
     void namedLockNamesAreKeyedByTheSecretWhenOneIsSet() {
         LockKey key = new LockKey("customer", "ann@example.com");
         String[] unkeyed = new String[1];
-        runner.run(
-                context -> unkeyed[0] = context.getBean(NamedLockEngine.class).serverLockName(key));
+        runner.run(context -> unkeyed[0] = named(context).serverLockName(key));
         runner.withPropertyValues("bizlock.named.secret=s3cret")
-                .run(context -> assertThat(
-                                context.getBean(NamedLockEngine.class).serverLockName(key))
+                .run(context -> assertThat(named(context).serverLockName(key))
                         .hasSize(64)
                         .isNotEqualTo(unkeyed[0]));
         runner.withPropertyValues("bizlock.named.secret= ")
@@ -117,7 +114,7 @@ class BizLockSessionAutoConfigurationTest {
     void theAnnotationTakesNamedLocksWhenAskedTo() {
         runner.withUserConfiguration(NamedLockedService.Config.class).run(context -> {
             NamedLockedService service = context.getBean(NamedLockedService.class);
-            NamedLockEngine engine = context.getBean(NamedLockEngine.class);
+            SessionLockEngine engine = named(context);
             assertThat(service.run(engine)).isEqualTo(1);
             assertThat(engine.heldSessions()).isZero();
         });
@@ -126,16 +123,22 @@ class BizLockSessionAutoConfigurationTest {
     @Test
     void backsOffWhenDisabled() {
         runner.withPropertyValues("bizlock.enabled=false")
-                .run(context -> assertThat(context)
-                        .doesNotHaveBean(RowLockEngine.class)
-                        .doesNotHaveBean(NamedLockEngine.class));
+                .run(context -> assertThat(context).doesNotHaveBean(SessionLockEngine.class));
+    }
+
+    private static SessionLockEngine row(BeanFactory context) {
+        return context.getBean("rowLockEngine", SessionLockEngine.class);
+    }
+
+    private static SessionLockEngine named(BeanFactory context) {
+        return context.getBean("namedLockEngine", SessionLockEngine.class);
     }
 
     static class NamedLockedService {
 
         /** Returns how many sessions the NAMED engine holds while the method runs. */
         @DistributedLock(name = "annotated", key = "'x'", mode = LockMode.NAMED)
-        public int run(NamedLockEngine engine) {
+        public int run(SessionLockEngine engine) {
             return engine.heldSessions();
         }
 

@@ -10,8 +10,6 @@ import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.internal.jdbc.lease.Backoff;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
-import io.github.bizlock.internal.jdbc.named.NamedLockEngine;
-import io.github.bizlock.internal.jdbc.row.RowLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
@@ -295,9 +293,10 @@ public final class LockService implements AutoCloseable {
                     .localHandoffs(localHandoffs)
                     .engine(new LeaseLockEngine(dao, owner, backoff));
             if (sessionDataSource != null) {
-                RowLockEngine row = new RowLockEngine(dao, sessionDataSource, maxSessions, owner, sessionHeartbeat);
-                NamedLockEngine named =
-                        new NamedLockEngine(dao, sessionDataSource, maxSessions, owner, sessionHeartbeat, namedSecret);
+                SessionLockEngine row =
+                        SessionLockEngine.row(dao, sessionDataSource, maxSessions, owner, sessionHeartbeat);
+                SessionLockEngine named = SessionLockEngine.named(
+                        dao, sessionDataSource, maxSessions, owner, sessionHeartbeat, namedSecret);
                 // A default mode that cannot be trusted on this server fails the start, not the first lock.
                 if (defaultMode == LockMode.ROW) {
                     row.requireAllowedHere();

@@ -11,8 +11,7 @@ import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.dialect.ClusterTopology;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
-import io.github.bizlock.internal.jdbc.named.NamedLockEngine;
-import io.github.bizlock.internal.jdbc.row.RowLockEngine;
+import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLocks;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -61,8 +60,8 @@ class ClusterDetectionTest {
         DataSource sessions = SessionLocks.dedicated(dataSource);
         String owner = InstanceId.generate();
         try (LockManager manager = LockFixture.manager(dao, owner)
-                .engine(new RowLockEngine(dao, sessions, 2, owner))
-                .engine(new NamedLockEngine(dao, sessions, 2, owner))
+                .engine(SessionLockEngine.row(dao, sessions, 2, owner))
+                .engine(SessionLockEngine.named(dao, sessions, 2, owner))
                 .build()) {
             for (LockMode mode : new LockMode[] {LockMode.ROW, LockMode.NAMED}) {
                 LockKey key = new LockKey("detection-" + mode, "1");
@@ -95,7 +94,7 @@ class ClusterDetectionTest {
                 TableName.DEFAULT);
         String owner = InstanceId.generate();
         try (LockManager manager = LockFixture.manager(dao, owner)
-                .engine(new RowLockEngine(dao, SessionLocks.dedicated(dataSource), 2, owner))
+                .engine(SessionLockEngine.row(dao, SessionLocks.dedicated(dataSource), 2, owner))
                 .build()) {
             Optional<LockHandle> held =
                     manager.tryAcquire(new LockKey("declared-single-writer", "1"), LockMode.ROW, Duration.ZERO, null);

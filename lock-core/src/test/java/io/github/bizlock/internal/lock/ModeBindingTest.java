@@ -13,8 +13,7 @@ import io.github.bizlock.internal.jdbc.dialect.ClusterTopology;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
-import io.github.bizlock.internal.jdbc.named.NamedLockEngine;
-import io.github.bizlock.internal.jdbc.row.RowLockEngine;
+import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLocks;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.nio.file.Files;
@@ -314,8 +313,8 @@ class ModeBindingTest {
                 dataSource, new DataSourceTransactionManager(dataSource), galeraNodeOfThisServer(), TableName.DEFAULT);
         DataSource sessions = SessionLocks.dedicated(dataSource);
         LockManager onCluster = LockFixture.manager(LockFixture.dao(dataSource), instanceId)
-                .engine(new RowLockEngine(galera, sessions, 8, instanceId))
-                .engine(new NamedLockEngine(galera, sessions, 8, instanceId))
+                .engine(SessionLockEngine.row(galera, sessions, 8, instanceId))
+                .engine(SessionLockEngine.named(galera, sessions, 8, instanceId))
                 .build();
         managers.add(onCluster);
         LockKey key = new LockKey("refused-on-cluster", "1");

@@ -1,5 +1,6 @@
 package io.github.bizlock.internal.jdbc.session;
 
+import io.github.bizlock.internal.engine.Grant;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -15,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * {@link ReentrantLock}, not a monitor, since statements run under it, and a virtual thread blocked in a statement
  * inside {@code synchronized} pins its carrier thread on JDK 21.
  */
-public final class Session {
+final class Session {
 
     /** Statements kept per session: few, and the driver would otherwise parse them on every lock. */
     private static final int MAX_STATEMENTS = 16;
@@ -24,8 +25,14 @@ public final class Session {
 
     /** Prepares a newly opened session connection, e.g. turns off autocommit. */
     @FunctionalInterface
-    public interface Setup {
+    interface Setup {
         void prepare(Connection connection) throws SQLException;
+    }
+
+    /** A step on a held session, run under its guard. */
+    @FunctionalInterface
+    interface Step<T> {
+        T run() throws SQLException;
     }
 
     private final Connection connection;
@@ -61,7 +68,7 @@ public final class Session {
         return client;
     }
 
-    public Connection connection() {
+    Connection connection() {
         return connection;
     }
 
@@ -69,7 +76,7 @@ public final class Session {
      * A prepared statement for {@code sql} on this session's connection, kept for the next use: callers set every
      * parameter and close its result sets, never the statement (closing the connection closes it).
      */
-    public PreparedStatement prepare(String sql) throws SQLException {
+    PreparedStatement prepare(String sql) throws SQLException {
         guard.lock();
         try {
             return prepared(sql);
@@ -99,16 +106,16 @@ public final class Session {
     }
 
     /** {@code CONNECTION_ID()} when the connection was opened; a different value later means another session. */
-    public long connectionId() {
+    long connectionId() {
         return connectionId;
     }
 
     /** The session's {@code innodb_lock_wait_timeout} as last set through it, or -1 if never set. */
-    public long lockWaitSeconds() {
+    long lockWaitSeconds() {
         return lockWaitSeconds;
     }
 
-    public void lockWaitSeconds(long seconds) {
+    void lockWaitSeconds(long seconds) {
         this.lockWaitSeconds = seconds;
     }
 
@@ -127,6 +134,28 @@ public final class Session {
      */
     boolean heldBy(Object grant) {
         return !done && holder == grant;
+    }
+
+    /** Runs {@code step} under the session's guard if the session still holds the grant's lock. */
+    <T> T whileHeldBy(Grant grant, Step<T> step) throws SQLException {
+        guard.lock();
+        try {
+            if (!heldBy(grant)) {
+                throw new IllegalStateException("Lock " + grant.key() + " was released; no token can be issued");
+            }
+            return step.run();
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    /** Fails if the server reports another connection id than this session's: the connection reconnected. */
+    void requireSameConnection(long reportedConnectionId) {
+        if (reportedConnectionId != connectionId) {
+            throw new IllegalStateException("The bizlock session connection " + connectionId + " became connection "
+                    + reportedConnectionId + ": it reconnected and lost its locks; do not set autoReconnect on the"
+                    + " session DataSource");
+        }
     }
 
     /** Records the grant the session now holds a lock for. Guarded by {@link #guard()}. */

@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * their deadline passes or their thread is interrupted, so waits keep budgets the server can only count in whole
  * seconds, and interrupts work although socket reads ignore them.
  */
-public final class SessionCanceller {
+final class SessionCanceller {
 
     private static final Logger log = LoggerFactory.getLogger(SessionCanceller.class);
     /** How often the canceller looks at its watches while it has any, and while it waits for more. */
@@ -35,7 +35,7 @@ public final class SessionCanceller {
     static final int IDLE_POLLS = 50;
 
     /** Why a watched statement was ended. */
-    public enum Ending {
+    enum Ending {
         DEADLINE,
         INTERRUPT
     }
@@ -92,7 +92,7 @@ public final class SessionCanceller {
     }
 
     /** One watched statement. */
-    public final class Watch implements AutoCloseable {
+    final class Watch implements AutoCloseable {
 
         private final Session session;
         private final long deadlineNanos;
@@ -109,7 +109,8 @@ public final class SessionCanceller {
         }
 
         /** Why the statement was killed, or {@code null} if it was not. Read it after {@link #close()}. */
-        public @Nullable Ending ending() {
+        @Nullable
+        Ending ending() {
             guard.lock();
             try {
                 return ending;

@@ -10,4 +10,13 @@ import java.time.Duration;
  *
  * @param sentNanos when the session last answered: the heartbeat lease is counted from here
  */
-record SessionGrant(LockKey key, String owner, Duration lease, long sentNanos, Session session) implements Grant {}
+record SessionGrant(LockKey key, String owner, Duration lease, long sentNanos, Session session) implements Grant {
+
+    /** The session that holds a grant made by a session engine. */
+    static Session sessionOf(Grant grant) {
+        if (!(grant instanceof SessionGrant sessionGrant)) {
+            throw new IllegalArgumentException("Grant " + grant + " was not made by a session engine");
+        }
+        return sessionGrant.session();
+    }
+}

@@ -1,19 +1,14 @@
 package io.github.bizlock.internal.jdbc.session;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.Deque;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -32,9 +27,10 @@ import org.springframework.dao.TransientDataAccessResourceException;
  * queues for one, first come first served, for as long as its wait time lasts; only then does it fail, with an error
  * that names the setting. Idle connections are kept for reuse; a connection whose session died is closed.
  *
- * <p>A connection is opened on a thread of the pool's own, so that a database that accepts the connection and then
- * says nothing (a half-open network) cannot hold the caller past its deadline: the caller gives up at its deadline plus
- * {@link #OPEN_GRACE}, and the open goes on without it, keeping the caller's place in the pool until it ends.
+ * <p>A connection is opened on a thread of the pool's own ({@link SessionOpener}), so that a database that accepts the
+ * connection and then says nothing (a half-open network) cannot hold the caller past its deadline: the caller gives up
+ * at its deadline plus {@link #OPEN_GRACE}, and the open goes on without it, keeping the caller's place in the pool
+ * until it ends.
  *
  * <p>The dedicated {@code DataSource} should open plain connections (e.g. a {@code DriverManagerDataSource}) without
  * Connector/J's {@code autoReconnect}: a reconnected session has lost its locks. It is called from the pool's own
@@ -54,22 +50,14 @@ final class SessionPool {
     private static final Logger log = LoggerFactory.getLogger(SessionPool.class);
     private static final long VALIDATE_AFTER_IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-    private final DataSource dataSource;
     private final int maxSessions;
     private final String property;
-    private final Session.Setup setup;
+    private final SessionOpener opener;
     private final Semaphore permits;
     private final Deque<Session> idle = new ConcurrentLinkedDeque<>();
     private final Set<Session> lent = ConcurrentHashMap.newKeySet();
     /** Opens that their caller gave up on and that still hold its permit. */
     private final AtomicInteger unanswered = new AtomicInteger();
-
-    private final ExecutorService opener = Executors.newCachedThreadPool(task -> {
-        // No inherited thread-locals: the first caller's would stay with a thread that serves every later one.
-        Thread thread = new Thread(null, task, "bizlock-session-open", 0, false);
-        thread.setDaemon(true);
-        return thread;
-    });
 
     private volatile boolean closed;
 
@@ -83,10 +71,9 @@ final class SessionPool {
         if (maxSessions < 1) {
             throw new IllegalArgumentException(property + " must be at least 1, was " + maxSessions);
         }
-        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.maxSessions = maxSessions;
         this.property = property;
-        this.setup = setup;
+        this.opener = new SessionOpener(dataSource, setup);
         // Fair: a waiter that has queued longest gets the next session, not a newcomer that happens to ask then.
         this.permits = new Semaphore(maxSessions, true);
     }
@@ -208,7 +195,7 @@ final class SessionPool {
 
     private CompletableFuture<Session> startOpen() {
         try {
-            return CompletableFuture.supplyAsync(this::open, opener);
+            return opener.start();
         } catch (RejectedExecutionException ex) {
             requireOpen(); // close() shut the opener down since the last check
             throw ex;
@@ -271,28 +258,6 @@ final class SessionPool {
         lent.remove(session);
         closeQuietly(session.connection());
         permits.release();
-    }
-
-    private Session open() {
-        Connection connection = null;
-        try {
-            connection = dataSource.getConnection();
-            // The driver's connect timeout ends at the handshake: the statements that follow must not wait for ever
-            // on a network that went silent after it.
-            Session.readTimeout(connection, STATEMENT_TIMEOUT.toMillis());
-            setup.prepare(connection);
-            try (Statement statement = connection.createStatement();
-                    ResultSet row = statement.executeQuery(SessionSql.CONNECTION_ID_AND_CLIENT)) {
-                row.next();
-                return new Session(connection, row.getLong(1), row.getString(2));
-            }
-        } catch (SQLException ex) {
-            if (connection != null) {
-                closeQuietly(connection);
-            }
-            throw new DataAccessResourceFailureException(
-                    "bizlock could not open a session connection for a ROW/NAMED lock: " + ex.getMessage(), ex);
-        }
     }
 
     /** Whether an idle session still answers, asked with a timeout that ends near {@code giveUpNanos}. */

@@ -1,10 +1,10 @@
 package io.github.bizlock.internal.jdbc.session;
 
 /** The statements every held session is checked and stopped with, alike on MySQL 8 and MariaDB. */
-public final class SessionSql {
+final class SessionSql {
 
     /** This session's connection id. */
-    public static final String CONNECTION_ID = "SELECT CONNECTION_ID()";
+    static final String CONNECTION_ID = "SELECT CONNECTION_ID()";
 
     /**
      * This session's connection id and its client address as the server lists it: an account sees its own sessions

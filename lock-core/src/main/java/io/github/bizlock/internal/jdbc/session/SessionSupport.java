@@ -3,8 +3,8 @@ package io.github.bizlock.internal.jdbc.session;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-/** What the ROW and NAMED engines share: wait arithmetic and an error code. */
-public final class SessionSupport {
+/** Wait arithmetic of the session steps, and the error code of a statement ended by {@code KILL QUERY}. */
+final class SessionSupport {
 
     /** ER_QUERY_INTERRUPTED: a statement ended by {@code KILL QUERY}. */
     static final int ER_QUERY_INTERRUPTED = 1317;
@@ -19,7 +19,7 @@ public final class SessionSupport {
     private SessionSupport() {}
 
     /** The whole seconds that cover {@code nanos}, at least 1 and at most {@link #MAX_SERVER_WAIT_SECONDS}. */
-    public static long ceilSeconds(long nanos) {
+    static long ceilSeconds(long nanos) {
         long seconds = TimeUnit.NANOSECONDS.toSeconds(nanos);
         if (TimeUnit.SECONDS.toNanos(seconds) < nanos) {
             seconds++;

@@ -38,7 +38,7 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
- * The shared part of the ROW and NAMED engines, with the SQL steps scripted: what the acquire loop makes of each
+ * The session engine with its SQL steps scripted: what the acquire loop makes of each
  * outcome, how a release and a heartbeat read their step's answer, and what happens to the session each time. The
  * sessions are real connections; nothing here waits, so each test takes milliseconds. The real steps are tested by
  * {@code RowLockTest} and {@code NamedLockTest}.
@@ -51,14 +51,20 @@ class SessionLockEngineTest {
 
     private BizLockDao dao;
     private OpenedConnections plain;
-    private ScriptedEngine engine;
+    private ScriptedSteps steps;
+    private SessionLockEngine engine;
 
     @BeforeEach
     void engine(TestDatabase database) {
         dao = LockFixture.dao(database.dataSource());
         plain = new OpenedConnections(
                 new DriverManagerDataSource(database.jdbcUrl(), database.username(), database.password()));
-        engine = new ScriptedEngine(Duration.ofSeconds(1));
+        steps = new ScriptedSteps();
+        engine = engine(dao, Duration.ofSeconds(1));
+    }
+
+    private SessionLockEngine engine(BizLockDao dao, Duration heartbeat) {
+        return new SessionLockEngine(dao, plain, 2, "owner", heartbeat, steps);
     }
 
     @AfterEach
@@ -68,11 +74,10 @@ class SessionLockEngineTest {
 
     @Test
     void aHeartbeatThatIsNotPositiveIsRefused() {
-        assertThatThrownBy(() -> new ScriptedEngine(Duration.ZERO))
+        assertThatThrownBy(() -> engine(dao, Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("bizlock.session.heartbeat must be positive");
-        assertThatThrownBy(() -> new ScriptedEngine(Duration.ofMillis(-1)))
-                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> engine(dao, Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -87,7 +92,7 @@ class SessionLockEngineTest {
 
     @Test
     void anAcquiredLockKeepsItsSessionAndTellsTheServerToEndItAfterTwoSilentLeases() throws Exception {
-        engine.outcomes(SessionLockEngine.Outcome.ACQUIRED);
+        steps.outcomes(Outcome.ACQUIRED);
 
         Grant grant = engine.acquire(KEY, LEASE, 0, in5s());
 
@@ -102,14 +107,14 @@ class SessionLockEngineTest {
 
     @Test
     void theSilentSessionTimeoutIsSetOncePerSession() throws Exception {
-        engine.outcomes(SessionLockEngine.Outcome.ACQUIRED);
+        steps.outcomes(Outcome.ACQUIRED);
         Grant grant = engine.acquire(KEY, LEASE, 0, in5s());
         Session session = ((SessionGrant) grant).session();
         assertThat(engine.release(grant)).isNull();
         // Changed behind the engine's back: the engine trusts what it set last, and does not set it again.
         execute(session, "SET SESSION wait_timeout = 100");
 
-        engine.outcomes(SessionLockEngine.Outcome.ACQUIRED);
+        steps.outcomes(Outcome.ACQUIRED);
         Grant again = engine.acquire(KEY, LEASE, 0, in5s());
 
         assertThat(((SessionGrant) again).session()).isSameAs(session);
@@ -118,32 +123,31 @@ class SessionLockEngineTest {
 
     @Test
     void aBusyLockIsTriedAgainUntilTheDeadlineAndThenGivesTheSessionBack() throws Exception {
-        engine.outcomes(
-                SessionLockEngine.Outcome.BUSY, SessionLockEngine.Outcome.RETRY, SessionLockEngine.Outcome.ACQUIRED);
+        steps.outcomes(Outcome.BUSY, Outcome.RETRY, Outcome.ACQUIRED);
         assertThat(engine.acquire(KEY, LEASE, 0, in5s())).isNotNull();
-        assertThat(engine.attempts).isEqualTo(3);
+        assertThat(steps.attempts).isEqualTo(3);
 
-        engine.attempts = 0;
-        engine.outcomes(SessionLockEngine.Outcome.BUSY, SessionLockEngine.Outcome.ACQUIRED);
+        steps.attempts = 0;
+        steps.outcomes(Outcome.BUSY, Outcome.ACQUIRED);
         assertThat(engine.acquire(KEY, LEASE, 0, System.nanoTime() - 1)).isNull();
-        assertThat(engine.attempts).isEqualTo(1);
+        assertThat(steps.attempts).isEqualTo(1);
         assertThat(engine.heldSessions()).isEqualTo(1);
     }
 
     @Test
     void aWaitEndedAtTheDeadlineIsNotAcquiredAndGivesTheSessionBack() throws Exception {
-        engine.outcomes(SessionLockEngine.Outcome.DEADLINE, SessionLockEngine.Outcome.ACQUIRED);
+        steps.outcomes(Outcome.DEADLINE, Outcome.ACQUIRED);
 
         assertThat(engine.acquire(KEY, LEASE, 0, in5s())).isNull();
-        assertThat(engine.attempts).isEqualTo(1);
+        assertThat(steps.attempts).isEqualTo(1);
         assertThat(engine.heldSessions()).isZero();
-        assertThat(engine.lastSession.connection().isClosed()).isFalse();
+        assertThat(steps.lastSession.connection().isClosed()).isFalse();
     }
 
     @Test
     void aWaitEndedForAnInterruptThrowsAndClearsTheInterrupt() throws Exception {
-        engine.outcomes(SessionLockEngine.Outcome.INTERRUPTED);
-        engine.interruptWithOutcome = true; // the thread was interrupted, and the canceller ended its wait
+        steps.outcomes(Outcome.INTERRUPTED);
+        steps.interruptWithOutcome = true; // the thread was interrupted, and the canceller ended its wait
 
         assertThatThrownBy(() -> engine.acquire(KEY, LEASE, 0, in5s()))
                 .isInstanceOf(InterruptedException.class)
@@ -154,45 +158,45 @@ class SessionLockEngineTest {
 
     @Test
     void anInterruptBeforeAnAttemptThrowsWithoutTrying() {
-        engine.outcomes(SessionLockEngine.Outcome.ACQUIRED);
+        steps.outcomes(Outcome.ACQUIRED);
         Thread.currentThread().interrupt();
 
         assertThatThrownBy(() -> engine.acquire(KEY, LEASE, 0, in5s())).isInstanceOf(InterruptedException.class);
         assertThat(Thread.interrupted()).isFalse();
-        assertThat(engine.attempts).isZero();
+        assertThat(steps.attempts).isZero();
         assertThat(engine.heldSessions()).isZero();
     }
 
     @Test
     void aFailedAttemptDiscardsItsSessionAndNamesTheLockStatement() throws Exception {
-        engine.failure = new SQLException("Deadlock found", "40001", 1213);
+        steps.failure = new SQLException("Deadlock found", "40001", 1213);
 
         assertThatThrownBy(() -> engine.acquire(KEY, LEASE, 0, in5s()))
                 .isInstanceOf(DataAccessException.class)
                 .hasMessageContaining("GET_LOCK for order/42");
         assertThat(engine.heldSessions()).isZero();
-        assertThat(engine.lastSession.connection().isClosed()).isTrue();
+        assertThat(steps.lastSession.connection().isClosed()).isTrue();
     }
 
     @Test
     void aFailedAttemptOfAnInterruptedThreadIsAnInterrupt() throws Exception {
-        engine.failure = new SQLException("socket closed");
-        engine.interruptOnFailure = true;
+        steps.failure = new SQLException("socket closed");
+        steps.interruptOnFailure = true;
 
         assertThatThrownBy(() -> engine.acquire(KEY, LEASE, 0, in5s()))
                 .isInstanceOf(InterruptedException.class)
                 .hasCauseInstanceOf(SQLException.class);
         assertThat(Thread.interrupted()).isFalse();
-        assertThat(engine.lastSession.connection().isClosed()).isTrue();
+        assertThat(steps.lastSession.connection().isClosed()).isTrue();
     }
 
     @Test
     void aRuntimeFailureOfAnAttemptDiscardsTheSession() throws Exception {
-        engine.runtimeFailure = new IllegalStateException("reconnected");
+        steps.runtimeFailure = new IllegalStateException("reconnected");
 
-        assertThatThrownBy(() -> engine.acquire(KEY, LEASE, 0, in5s())).isSameAs(engine.runtimeFailure);
+        assertThatThrownBy(() -> engine.acquire(KEY, LEASE, 0, in5s())).isSameAs(steps.runtimeFailure);
         assertThat(engine.heldSessions()).isZero();
-        assertThat(engine.lastSession.connection().isClosed()).isTrue();
+        assertThat(steps.lastSession.connection().isClosed()).isTrue();
     }
 
     @Test
@@ -215,25 +219,25 @@ class SessionLockEngineTest {
         assertThat(engine.heldSessions()).isZero();
         assertThat(session.connection().isClosed()).isFalse();
         assertThat(session.connection().getNetworkTimeout()).isEqualTo((int) SessionPool.STATEMENT_TIMEOUT.toMillis());
-        assertThat(engine.unlockReadTimeout).isEqualTo((int) LockEngine.RELEASE_TIMEOUT.toMillis());
+        assertThat(steps.unlockReadTimeout).isEqualTo((int) LockEngine.RELEASE_TIMEOUT.toMillis());
     }
 
     @Test
     void aSecondReleaseIsReportedAndLeavesTheSessionAlone() throws Exception {
         Grant grant = acquired();
         engine.release(grant);
-        engine.unlocks = 0;
+        steps.unlocks = 0;
 
         Loss loss = engine.release(grant);
 
         assertThat(loss.cause()).isEqualTo(LossCause.UNKNOWN);
-        assertThat(engine.unlocks).isZero();
+        assertThat(steps.unlocks).isZero();
     }
 
     @Test
     void aReleaseTheSessionDoesNotConfirmIsASessionThatEndedAndClosesIt() throws Exception {
         Grant grant = acquired();
-        engine.unlockAnswer = false;
+        steps.unlockAnswer = false;
 
         Loss loss = engine.release(grant);
 
@@ -245,7 +249,7 @@ class SessionLockEngineTest {
     @Test
     void aReleaseThatFailedIsASessionThatEnded() throws Exception {
         Grant grant = acquired();
-        engine.failure = new SQLException("Connection killed");
+        steps.failure = new SQLException("Connection killed");
 
         Loss loss = engine.release(grant);
 
@@ -256,7 +260,7 @@ class SessionLockEngineTest {
     @Test
     void aReleaseThatTimedOutThrowsAndClosesTheSession() throws Exception {
         Grant grant = acquired();
-        engine.failure = new SQLTimeoutException("read timed out");
+        steps.failure = new SQLTimeoutException("read timed out");
 
         assertThatThrownBy(() -> engine.release(grant))
                 .isInstanceOf(QueryTimeoutException.class)
@@ -268,12 +272,12 @@ class SessionLockEngineTest {
     @Test
     void aReleaseAfterAHeartbeatGotNoAnswerThrowsWithoutSendingIt() throws Exception {
         Grant grant = acquired();
-        engine.failure = new SQLTimeoutException("read timed out");
+        steps.failure = new SQLTimeoutException("read timed out");
         assertThat(engine.keepAlive(List.of(grant)).get(grant).cause()).isEqualTo(LossCause.UNREACHABLE);
-        engine.failure = null;
+        steps.failure = null;
 
         assertThatThrownBy(() -> engine.release(grant)).isInstanceOf(QueryTimeoutException.class);
-        assertThat(engine.unlocks).isZero();
+        assertThat(steps.unlocks).isZero();
         assertThat(engine.heldSessions()).isZero();
     }
 
@@ -284,7 +288,7 @@ class SessionLockEngineTest {
 
         assertThat(engine.release(grant)).isNull();
 
-        assertThat(engine.interruptedInUnlock).isFalse();
+        assertThat(steps.interruptedInUnlock).isFalse();
         assertThat(Thread.interrupted()).isTrue();
     }
 
@@ -292,7 +296,7 @@ class SessionLockEngineTest {
     void aHeartbeatReportsOnlyTheGrantsWhoseSessionNoLongerHoldsTheLock() throws Exception {
         Grant held = acquired();
         Grant lost = acquired(new LockKey("order", "43"));
-        engine.notHolding = ((SessionGrant) lost).session();
+        steps.notHolding = ((SessionGrant) lost).session();
 
         Map<Grant, Loss> gone = engine.keepAlive(List.of(held, lost));
 
@@ -300,13 +304,13 @@ class SessionLockEngineTest {
         assertThat(gone.get(lost).cause()).isEqualTo(LossCause.SESSION_ENDED);
         assertThat(((SessionGrant) held).session().connection().getNetworkTimeout())
                 .isEqualTo((int) SessionPool.STATEMENT_TIMEOUT.toMillis());
-        assertThat(engine.heartbeatReadTimeout).isEqualTo((int) LockEngine.RELEASE_TIMEOUT.toMillis());
+        assertThat(steps.heartbeatReadTimeout).isEqualTo((int) LockEngine.RELEASE_TIMEOUT.toMillis());
     }
 
     @Test
     void aHeartbeatThatFailedReportsTheSessionEndedWithoutMarkingItUnanswered() throws Exception {
         Grant grant = acquired();
-        engine.failure = new SQLException("Connection killed");
+        steps.failure = new SQLException("Connection killed");
 
         Map<Grant, Loss> gone = engine.keepAlive(List.of(grant));
 
@@ -318,7 +322,7 @@ class SessionLockEngineTest {
     void aHeartbeatWhoseReadTimedOutInTheDriverIsUnreachableAndNamesOnlyTheErrorsFirstLine() throws Exception {
         Grant grant = acquired();
         // Connector/J wraps the socket's time-out, and adds lines of advice to the message.
-        engine.failure = new SQLException(
+        steps.failure = new SQLException(
                 "Communications link failure\n\nThe last packet was received 2,001 ms ago.",
                 "08S01",
                 new SocketTimeoutException("Read timed out"));
@@ -336,10 +340,10 @@ class SessionLockEngineTest {
     void aHeartbeatSkipsAGrantReleasedSinceItWasCollected() throws Exception {
         Grant grant = acquired();
         engine.release(grant);
-        engine.failure = new SQLException("would be a loss");
+        steps.failure = new SQLException("would be a loss");
 
         assertThat(engine.keepAlive(List.of(grant))).isEmpty();
-        assertThat(engine.heartbeats).isZero();
+        assertThat(steps.heartbeats).isZero();
     }
 
     @Test
@@ -369,7 +373,7 @@ class SessionLockEngineTest {
                 .hasMessageContaining("was released");
 
         Grant other = acquired();
-        engine.failure = new SQLException("token table gone");
+        steps.failure = new SQLException("token table gone");
         assertThatThrownBy(() -> engine.issueTokens(other, 1))
                 .isInstanceOf(DataAccessException.class)
                 .hasMessageContaining("issuing fencing tokens for");
@@ -409,14 +413,12 @@ class SessionLockEngineTest {
         Grant grant = acquired();
         Session session = ((SessionGrant) grant).session();
 
-        SessionLockEngine.requireSameConnection(session, session.connectionId());
-        assertThatThrownBy(() -> SessionLockEngine.requireSameConnection(session, session.connectionId() + 1))
+        session.requireSameConnection(session.connectionId());
+        assertThatThrownBy(() -> session.requireSameConnection(session.connectionId() + 1))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("reconnected");
-        assertThat(SessionLockEngine.ended(SessionCanceller.Ending.DEADLINE))
-                .isEqualTo(SessionLockEngine.Outcome.DEADLINE);
-        assertThat(SessionLockEngine.ended(SessionCanceller.Ending.INTERRUPT))
-                .isEqualTo(SessionLockEngine.Outcome.INTERRUPTED);
+        assertThat(Outcome.endedBy(SessionCanceller.Ending.DEADLINE)).isEqualTo(Outcome.DEADLINE);
+        assertThat(Outcome.endedBy(SessionCanceller.Ending.INTERRUPT)).isEqualTo(Outcome.INTERRUPTED);
     }
 
     @Test
@@ -435,8 +437,8 @@ class SessionLockEngineTest {
                 new DataSourceTransactionManager(database.dataSource()),
                 GaleraDialects.mariaDbNode(TableName.DEFAULT),
                 TableName.DEFAULT);
-        try (ScriptedEngine refused = new ScriptedEngine(galera, Duration.ofSeconds(1))) {
-            refused.outcomes(SessionLockEngine.Outcome.ACQUIRED);
+        try (SessionLockEngine refused = engine(galera, Duration.ofSeconds(1))) {
+            steps.outcomes(Outcome.ACQUIRED);
 
             assertThatThrownBy(refused::requireAllowedHere)
                     .isInstanceOf(IllegalStateException.class)
@@ -445,7 +447,7 @@ class SessionLockEngineTest {
             assertThatThrownBy(() -> refused.acquire(KEY, LEASE, 0, in5s()))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("bizlock refuses NAMED locks on this server");
-            assertThat(refused.attempts).isZero();
+            assertThat(steps.attempts).isZero();
             assertThat(plain.opened.get()).isZero();
         }
         engine.requireAllowedHere(); // a server on its own: allowed
@@ -453,13 +455,13 @@ class SessionLockEngineTest {
 
     @Test
     void anInterruptAfterABusyAttemptEndsTheWaitWithoutAnotherAttempt() throws Exception {
-        engine.outcomes(SessionLockEngine.Outcome.BUSY, SessionLockEngine.Outcome.ACQUIRED);
-        engine.interruptWithOutcome = true; // interrupted while the busy attempt ran
+        steps.outcomes(Outcome.BUSY, Outcome.ACQUIRED);
+        steps.interruptWithOutcome = true; // interrupted while the busy attempt ran
 
         assertThatThrownBy(() -> engine.acquire(KEY, LEASE, 0, in5s()))
                 .isInstanceOf(InterruptedException.class)
                 .hasMessageContaining("order");
-        assertThat(engine.attempts).isEqualTo(1);
+        assertThat(steps.attempts).isEqualTo(1);
         assertThat(Thread.interrupted()).isFalse();
         assertThat(engine.heldSessions()).isZero();
     }
@@ -501,13 +503,13 @@ class SessionLockEngineTest {
         SessionCanceller.Watch[] seen = new SessionCanceller.Watch[1];
         int[] readTimeout = new int[1];
 
-        SessionLockEngine.Outcome outcome = engine.watched(session, in5s(), remaining, watch -> {
+        Outcome outcome = steps.watched.run(session, in5s(), remaining, watch -> {
             seen[0] = watch;
             readTimeout[0] = session.connection().getNetworkTimeout();
-            return SessionLockEngine.Outcome.ACQUIRED;
+            return Outcome.ACQUIRED;
         });
 
-        assertThat(outcome).isEqualTo(SessionLockEngine.Outcome.ACQUIRED);
+        assertThat(outcome).isEqualTo(Outcome.ACQUIRED);
         assertThat(readTimeout[0]).isEqualTo((int) SessionSupport.waitReadTimeoutMillis(remaining));
         assertThat(session.connection().getNetworkTimeout()).isEqualTo((int) SessionPool.STATEMENT_TIMEOUT.toMillis());
         // A closed watch cannot be killed: a kill now would end the session's next statement.
@@ -521,7 +523,7 @@ class SessionLockEngineTest {
         SessionCanceller.Watch[] seen = new SessionCanceller.Watch[1];
         SQLException failure = new SQLException("Deadlock found", "40001", 1213);
 
-        assertThatThrownBy(() -> engine.watched(session, in5s(), TimeUnit.SECONDS.toNanos(3), watch -> {
+        assertThatThrownBy(() -> steps.watched.run(session, in5s(), TimeUnit.SECONDS.toNanos(3), watch -> {
                     seen[0] = watch;
                     throw failure;
                 }))
@@ -538,18 +540,18 @@ class SessionLockEngineTest {
         SQLException interrupted = new SQLException("Query execution was interrupted", "70100", 1317);
 
         // The watch's kill reaches the idle session and is dropped; the statement's error is what a kill gives.
-        assertThat(engine.watched(session, in5s(), TimeUnit.SECONDS.toNanos(3), watch -> {
+        assertThat(steps.watched.run(session, in5s(), TimeUnit.SECONDS.toNanos(3), watch -> {
                     watch.kill(SessionCanceller.Ending.DEADLINE, System.nanoTime());
                     throw interrupted;
                 }))
-                .isEqualTo(SessionLockEngine.Outcome.DEADLINE);
-        assertThatThrownBy(() -> engine.watched(session, in5s(), TimeUnit.SECONDS.toNanos(3), watch -> {
+                .isEqualTo(Outcome.DEADLINE);
+        assertThatThrownBy(() -> steps.watched.run(session, in5s(), TimeUnit.SECONDS.toNanos(3), watch -> {
                     throw interrupted;
                 }))
                 .isSameAs(interrupted);
         // Killed by the watch, but failed for another reason first: the failure counts.
         SQLException deadlock = new SQLException("Deadlock found", "40001", 1213);
-        assertThatThrownBy(() -> engine.watched(session, in5s(), TimeUnit.SECONDS.toNanos(3), watch -> {
+        assertThatThrownBy(() -> steps.watched.run(session, in5s(), TimeUnit.SECONDS.toNanos(3), watch -> {
                     watch.kill(SessionCanceller.Ending.DEADLINE, System.nanoTime());
                     throw deadlock;
                 }))
@@ -559,10 +561,10 @@ class SessionLockEngineTest {
     @Test
     void aClosedEngineAlsoClosesItsKillConnection() throws Exception {
         Session session = ((SessionGrant) acquired()).session();
-        engine.watched(session, in5s(), TimeUnit.SECONDS.toNanos(3), watch -> {
+        steps.watched.run(session, in5s(), TimeUnit.SECONDS.toNanos(3), watch -> {
             // Opens the canceller's kill connection; the idle session drops the kill.
             watch.kill(SessionCanceller.Ending.DEADLINE, System.nanoTime());
-            return SessionLockEngine.Outcome.DEADLINE;
+            return Outcome.DEADLINE;
         });
         Connection kill = plain.last;
         assertThat(kill).isNotSameAs(session.connection());
@@ -578,7 +580,7 @@ class SessionLockEngineTest {
     }
 
     private Grant acquired(LockKey key) throws InterruptedException {
-        engine.outcomes(SessionLockEngine.Outcome.ACQUIRED);
+        steps.outcomes(Outcome.ACQUIRED);
         Grant grant = engine.acquire(key, LEASE, 0, in5s());
         assertThat(grant).isNotNull();
         return grant;
@@ -602,8 +604,8 @@ class SessionLockEngineTest {
         }
     }
 
-    /** An engine whose steps answer as the test says, on real sessions. */
-    private final class ScriptedEngine extends SessionLockEngine {
+    /** Steps that answer as the test says, on real sessions. */
+    private static final class ScriptedSteps implements SessionSteps {
 
         final Deque<Outcome> outcomes = new ArrayDeque<>();
         int attempts;
@@ -619,14 +621,8 @@ class SessionLockEngineTest {
         RuntimeException runtimeFailure;
         Session notHolding;
         Session lastSession;
-
-        ScriptedEngine(Duration heartbeat) {
-            this(dao, heartbeat);
-        }
-
-        ScriptedEngine(BizLockDao dao, Duration heartbeat) {
-            super(LockMode.NAMED, dao, plain, 2, "owner", heartbeat, connection -> {}, "GET_LOCK");
-        }
+        /** What the engine gave the last attempt to run its waits with. */
+        WatchedStatements watched;
 
         void outcomes(Outcome... next) {
             outcomes.clear();
@@ -634,7 +630,22 @@ class SessionLockEngineTest {
         }
 
         @Override
-        protected Outcome lock(Session session, LockKey key, long deadlineNanos) throws SQLException {
+        public LockMode mode() {
+            return LockMode.NAMED;
+        }
+
+        @Override
+        public String lockStatement() {
+            return "GET_LOCK";
+        }
+
+        @Override
+        public void prepare(Connection connection) {}
+
+        @Override
+        public Outcome lock(Session session, LockKey key, long deadlineNanos, WatchedStatements watched)
+                throws SQLException {
+            this.watched = watched;
             lastSession = session;
             attempts++;
             fail();
@@ -645,15 +656,15 @@ class SessionLockEngineTest {
         }
 
         @Override
-        protected long issueTokens(Session session, Grant grant, int count) throws SQLException {
-            return onHeldSession(session, grant, () -> {
+        public long issueTokens(Session session, Grant grant, int count) throws SQLException {
+            return session.whileHeldBy(grant, () -> {
                 fail();
                 return (long) count;
             });
         }
 
         @Override
-        protected boolean stillHolds(Session session, Grant grant) throws SQLException {
+        public boolean stillHolds(Session session, Grant grant) throws SQLException {
             heartbeats++;
             heartbeatReadTimeout = session.connection().getNetworkTimeout();
             fail();
@@ -661,7 +672,7 @@ class SessionLockEngineTest {
         }
 
         @Override
-        protected boolean unlock(Session session, Grant grant) throws SQLException {
+        public boolean unlock(Session session, Grant grant) throws SQLException {
             unlocks++;
             interruptedInUnlock = Thread.currentThread().isInterrupted();
             unlockReadTimeout = session.connection().getNetworkTimeout();

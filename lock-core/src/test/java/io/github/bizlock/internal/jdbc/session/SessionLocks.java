@@ -6,8 +6,6 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.jdbc.BizLockDao;
-import io.github.bizlock.internal.jdbc.named.NamedLockEngine;
-import io.github.bizlock.internal.jdbc.row.RowLockEngine;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -68,8 +66,8 @@ public final class SessionLocks implements AutoCloseable {
     private static LockEngine engine(
             LockMode mode, BizLockDao dao, DataSource sessions, int maxSessions, String owner) {
         return switch (mode) {
-            case NAMED -> new NamedLockEngine(dao, sessions, maxSessions, owner);
-            case ROW -> new RowLockEngine(dao, sessions, maxSessions, owner);
+            case NAMED -> SessionLockEngine.named(dao, sessions, maxSessions, owner);
+            case ROW -> SessionLockEngine.row(dao, sessions, maxSessions, owner);
             case LEASE -> throw new IllegalArgumentException("not a session mode");
         };
     }

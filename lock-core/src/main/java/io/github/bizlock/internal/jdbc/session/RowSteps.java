@@ -1,23 +1,16 @@
-package io.github.bizlock.internal.jdbc.row;
+package io.github.bizlock.internal.jdbc.session;
 
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.LockJdbc;
 import io.github.bizlock.internal.jdbc.TokenIssuer;
-import io.github.bizlock.internal.jdbc.session.Session;
-import io.github.bizlock.internal.jdbc.session.SessionCanceller;
-import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
-import io.github.bizlock.internal.jdbc.session.SessionSql;
-import io.github.bizlock.internal.jdbc.session.SessionSupport;
+import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,60 +26,57 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Without a wait, the lock is tried with {@code NOWAIT} (MySQL fails with 3572, MariaDB with 1205). A wait is the
  * server's own lock wait, whole seconds ({@code innodb_lock_wait_timeout} on MySQL, {@code WAIT n} on MariaDB), set to
- * cover the remaining budget; the session pool ends it with {@code KILL QUERY} at the exact deadline or on interrupt.
- * The server queues the waiters: MariaDB grants them first come, first served; MySQL 8.0.20+ orders them by weight
+ * cover the remaining budget; the session canceller ends it with {@code KILL QUERY} at the exact deadline or on
+ * interrupt. The server queues the waiters: MariaDB grants them first come, first served; MySQL 8.0.20+ orders them by weight
  * (CATS) and promises no order. The watchdog's renewal is a heartbeat that checks {@code CONNECTION_ID()} on each held
  * session and reports the locks of dead sessions lost; the server frees those locks when it notices the session end.
  */
-public final class RowLockEngine extends SessionLockEngine {
+final class RowSteps implements SessionSteps {
 
     /** How long creating a missing row may wait for its lock (another session created and locked it first). */
     private static final long CREATE_ROW_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final RowSql sql;
+    private final TokenIssuer tokenIssuer;
+
+    /** @param tokenIssuer issues tokens through the application's data source */
+    RowSteps(Dialect dialect, TokenIssuer tokenIssuer) {
+        this.sql = RowSql.of(dialect);
+        this.tokenIssuer = tokenIssuer;
+    }
+
+    @Override
+    public LockMode mode() {
+        return LockMode.ROW;
+    }
+
+    @Override
+    public String lockStatement() {
+        return "SELECT ... FOR UPDATE";
+    }
 
     /**
-     * @param dao the lock tables' DAO, which issues tokens through the application's data source
-     * @param sessionDataSource a dedicated data source for held connections, not the application's pool
-     * @param maxSessions how many ROW locks this process may hold at once
-     * @param owner this process's instance id
-     * @param heartbeat how often a held session is checked, at most
+     * Autocommit off, so the row stays locked until the release commits; READ COMMITTED, so a missing row takes no
+     * gap lock.
      */
-    public RowLockEngine(
-            BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner, Duration heartbeat) {
-        super(
-                LockMode.ROW,
-                dao,
-                sessionDataSource,
-                maxSessions,
-                owner,
-                heartbeat,
-                RowLockEngine::prepare,
-                "SELECT ... FOR UPDATE");
-        this.sql = RowSql.of(dao.dialect());
-    }
-
-    /** With the {@linkplain #DEFAULT_HEARTBEAT default heartbeat}. */
-    public RowLockEngine(BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner) {
-        this(dao, sessionDataSource, maxSessions, owner, DEFAULT_HEARTBEAT);
-    }
-
-    private static void prepare(Connection connection) throws SQLException {
+    @Override
+    public void prepare(Connection connection) throws SQLException {
         connection.setAutoCommit(false);
         connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
     }
 
     /** Locks the row; a missing row is created in a transaction of its own, and then locked by the next attempt. */
     @Override
-    protected Outcome lock(Session session, LockKey key, long deadlineNanos) throws SQLException {
+    public Outcome lock(Session session, LockKey key, long deadlineNanos, WatchedStatements watched)
+            throws SQLException {
         long sent = System.nanoTime();
-        Outcome outcome = lockRow(session, key, deadlineNanos - sent, deadlineNanos);
+        Outcome outcome = lockRow(session, key, deadlineNanos - sent, deadlineNanos, watched);
         if (outcome == Outcome.ACQUIRED) {
             return outcome;
         }
         session.connection().rollback();
         if (outcome == Outcome.RETRY) {
-            Outcome created = createRow(session, key, Math.max(deadlineNanos, sent + CREATE_ROW_GRACE_NANOS));
+            Outcome created = createRow(session, key, Math.max(deadlineNanos, sent + CREATE_ROW_GRACE_NANOS), watched);
             return switch (created) {
                 case ACQUIRED -> Outcome.RETRY;
                 case INTERRUPTED -> Outcome.INTERRUPTED;
@@ -99,7 +89,9 @@ public final class RowLockEngine extends SessionLockEngine {
     }
 
     /** {@link Outcome#RETRY} when the row is missing. */
-    private Outcome lockRow(Session session, LockKey key, long remainingNanos, long deadlineNanos) throws SQLException {
+    private Outcome lockRow(
+            Session session, LockKey key, long remainingNanos, long deadlineNanos, WatchedStatements watched)
+            throws SQLException {
         if (remainingNanos <= 0) {
             try {
                 return result(session, key, session.prepare(sql.lockRowNowait()), null);
@@ -119,14 +111,15 @@ public final class RowLockEngine extends SessionLockEngine {
             session.lockWaitSeconds(seconds);
         }
         PreparedStatement statement = session.prepare(sql.lockRow(seconds));
-        return waited(session, deadlineNanos, remainingNanos, watch -> result(session, key, statement, watch));
+        return waited(watched, session, deadlineNanos, remainingNanos, watch -> result(session, key, statement, watch));
     }
 
-    private Outcome createRow(Session session, LockKey key, long deadlineNanos) throws SQLException {
+    private Outcome createRow(Session session, LockKey key, long deadlineNanos, WatchedStatements watched)
+            throws SQLException {
         try (PreparedStatement statement = session.connection().prepareStatement(sql.createLockRow())) {
             statement.setBytes(1, LockJdbc.bytes(key.name()));
             statement.setBytes(2, LockJdbc.bytes(key.key()));
-            Outcome outcome = waited(session, deadlineNanos, deadlineNanos - System.nanoTime(), watch -> {
+            Outcome outcome = waited(watched, session, deadlineNanos, deadlineNanos - System.nanoTime(), watch -> {
                 statement.executeUpdate();
                 return Outcome.ACQUIRED;
             });
@@ -140,10 +133,15 @@ public final class RowLockEngine extends SessionLockEngine {
     }
 
     /** Runs a statement that may wait for a row lock under a watch; the server's lock wait timeout counts as busy. */
-    private Outcome waited(Session session, long deadlineNanos, long remainingNanos, WatchedCall call)
+    private static Outcome waited(
+            WatchedStatements watched,
+            Session session,
+            long deadlineNanos,
+            long remainingNanos,
+            WatchedStatements.Call call)
             throws SQLException {
         try {
-            return watched(session, deadlineNanos, remainingNanos, call);
+            return watched.run(session, deadlineNanos, remainingNanos, call);
         } catch (SQLException ex) {
             if (ex.getErrorCode() == LockJdbc.ER_LOCK_WAIT_TIMEOUT) {
                 return Outcome.BUSY;
@@ -152,7 +150,7 @@ public final class RowLockEngine extends SessionLockEngine {
         }
     }
 
-    private Outcome result(
+    private static Outcome result(
             Session session, LockKey key, PreparedStatement statement, SessionCanceller.@Nullable Watch watch)
             throws SQLException {
         statement.setBytes(1, LockJdbc.bytes(key.name()));
@@ -164,21 +162,21 @@ public final class RowLockEngine extends SessionLockEngine {
             if (!row.next()) {
                 return Outcome.RETRY;
             }
-            requireSameConnection(session, row.getLong(1));
+            session.requireSameConnection(row.getLong(1));
             return Outcome.ACQUIRED;
         }
     }
 
     /** Tokens are issued through the application's data source: the held transaction cannot issue them. */
     @Override
-    protected long issueTokens(Session session, Grant grant, int count) throws SQLException {
-        onHeldSession(session, grant, () -> true);
+    public long issueTokens(Session session, Grant grant, int count) throws SQLException {
+        session.whileHeldBy(grant, () -> true);
         // Issued outside the session's guard: waiting for a pool connection under it would hold up the heartbeats.
         long token = tokenIssuer.issue(grant.key(), LockMode.ROW, count);
         // The tokens come from another connection. Had this session died before they were issued, the server would
         // have freed the row, and a next holder could have drawn a lower token first; alive now, it held the row
         // throughout.
-        if (!onHeldSession(session, grant, () -> sameSession(session))) {
+        if (!session.whileHeldBy(grant, () -> sameSession(session))) {
             throw new SQLException("The bizlock session " + session + " changed while fencing tokens were issued");
         }
         return token;
@@ -186,12 +184,12 @@ public final class RowLockEngine extends SessionLockEngine {
 
     /** Checks that the session is alive and still the one that locked the row. */
     @Override
-    protected boolean stillHolds(Session session, Grant grant) throws SQLException {
+    public boolean stillHolds(Session session, Grant grant) throws SQLException {
         return sameSession(session);
     }
 
     /** Whether the session answers, as the connection that locked the row; a dead one throws. */
-    private boolean sameSession(Session session) throws SQLException {
+    private static boolean sameSession(Session session) throws SQLException {
         try (ResultSet row = session.prepare(SessionSql.CONNECTION_ID).executeQuery()) {
             return row.next() && row.getLong(1) == session.connectionId();
         }
@@ -199,7 +197,7 @@ public final class RowLockEngine extends SessionLockEngine {
 
     /** {@code COMMIT}; if it fails, the session died: the server rolled its transaction back and freed the row. */
     @Override
-    protected boolean unlock(Session session, Grant grant) throws SQLException {
+    public boolean unlock(Session session, Grant grant) throws SQLException {
         session.connection().commit();
         return true;
     }

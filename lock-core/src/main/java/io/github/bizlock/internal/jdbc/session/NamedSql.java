@@ -1,4 +1,4 @@
-package io.github.bizlock.internal.jdbc.named;
+package io.github.bizlock.internal.jdbc.session;
 
 /** NAMED mode's statements: the server's own named locks, on no table, alike on MySQL 8 and MariaDB. */
 final class NamedSql {

@@ -1,11 +1,9 @@
-package io.github.bizlock.internal.jdbc.row;
+package io.github.bizlock.internal.jdbc.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.jdbc.BizLockDao;
-import io.github.bizlock.internal.jdbc.session.AbstractSessionEngineTest;
-import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import javax.sql.DataSource;
@@ -17,7 +15,7 @@ class RowLockEngineTest extends AbstractSessionEngineTest {
 
     @Override
     protected SessionLockEngine engine(BizLockDao dao, DataSource sessions, String owner) {
-        return new RowLockEngine(dao, sessions, 2, owner);
+        return SessionLockEngine.row(dao, sessions, 2, owner);
     }
 
     @Test

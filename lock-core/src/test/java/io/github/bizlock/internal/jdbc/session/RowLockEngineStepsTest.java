@@ -1,4 +1,4 @@
-package io.github.bizlock.internal.jdbc.row;
+package io.github.bizlock.internal.jdbc.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -12,8 +12,6 @@ import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
-import io.github.bizlock.internal.jdbc.session.SessionConnections;
-import io.github.bizlock.internal.jdbc.session.SessionEngineFixture;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -38,13 +36,13 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * a session that died or is not the connection it was. Each engine's sessions come from a {@link SessionConnections},
  * so a test can find them on the server and see whether the canceller had to open its kill connection.
  */
-class RowLockEngineStepsTest extends SessionEngineFixture<RowLockEngine> {
+class RowLockEngineStepsTest extends SessionEngineFixture<SessionLockEngine> {
 
     private static final Duration CEILING = Duration.ofSeconds(5);
 
     @Override
-    protected RowLockEngine engine(BizLockDao dao, DataSource sessions, String owner) {
-        return new RowLockEngine(dao, sessions, 2, owner);
+    protected SessionLockEngine engine(BizLockDao dao, DataSource sessions, String owner) {
+        return SessionLockEngine.row(dao, sessions, 2, owner);
     }
 
     @Test
@@ -100,7 +98,7 @@ class RowLockEngineStepsTest extends SessionEngineFixture<RowLockEngine> {
                 database.jdbcUrl() + "&sessionVariables=innodb_lock_wait_timeout=0",
                 database.username(),
                 database.password());
-        RowLockEngine engine = new RowLockEngine(dao, noWait, 1, "c");
+        SessionLockEngine engine = SessionLockEngine.row(dao, noWait, 1, "c");
         try (Connection blocker = plain.getConnection()) {
             openSession(engine);
             lockGap(blocker);
@@ -130,7 +128,7 @@ class RowLockEngineStepsTest extends SessionEngineFixture<RowLockEngine> {
                 new DataSourceTransactionManager(database.dataSource()),
                 RowSqlTest.mySqlDialect(),
                 TableName.DEFAULT);
-        RowLockEngine engine = new RowLockEngine(mySql, bSessions, 1, "m");
+        SessionLockEngine engine = SessionLockEngine.row(mySql, bSessions, 1, "m");
         try {
             // Without time left the engine would try with NOWAIT, which fails on MariaDB with another code than on
             // MySQL: the session is opened first, so that the waits below start well before their deadlines.
@@ -207,7 +205,7 @@ class RowLockEngineStepsTest extends SessionEngineFixture<RowLockEngine> {
      * Opens the engine's session with a lock on another key and gives it back to the pool: opening a connection to a
      * busy shared server can take longer than a try's grace, and the tests here are about what follows.
      */
-    private void openSession(RowLockEngine engine) throws InterruptedException {
+    private void openSession(SessionLockEngine engine) throws InterruptedException {
         Grant warmUp = engine.acquire(new LockKey(key.name(), key.key() + "-warm-up"), LEASE, 0, in5s());
         assertThat(engine.release(warmUp)).isNull();
     }
@@ -229,7 +227,7 @@ class RowLockEngineStepsTest extends SessionEngineFixture<RowLockEngine> {
         }
     }
 
-    private Grant acquire(RowLockEngine engine, long deadlineNanos) {
+    private Grant acquire(SessionLockEngine engine, long deadlineNanos) {
         try {
             return engine.acquire(key, LEASE, 0, deadlineNanos);
         } catch (InterruptedException ex) {

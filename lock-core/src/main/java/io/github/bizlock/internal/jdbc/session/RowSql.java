@@ -1,4 +1,4 @@
-package io.github.bizlock.internal.jdbc.row;
+package io.github.bizlock.internal.jdbc.session;
 
 import io.github.bizlock.internal.jdbc.LockJdbc;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;

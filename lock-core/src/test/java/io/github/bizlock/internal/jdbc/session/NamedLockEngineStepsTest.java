@@ -1,4 +1,4 @@
-package io.github.bizlock.internal.jdbc.named;
+package io.github.bizlock.internal.jdbc.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -14,8 +14,6 @@ import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.jdbc.BizLockDao;
-import io.github.bizlock.internal.jdbc.session.SessionConnections;
-import io.github.bizlock.internal.jdbc.session.SessionEngineFixture;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -39,11 +37,11 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  * on them and see whether the canceller had to open its kill connection. Named locks are server-wide, so every key
  * carries a random suffix.
  */
-class NamedLockEngineStepsTest extends SessionEngineFixture<NamedLockEngine> {
+class NamedLockEngineStepsTest extends SessionEngineFixture<SessionLockEngine> {
 
     @Override
-    protected NamedLockEngine engine(BizLockDao dao, DataSource sessions, String owner) {
-        return new NamedLockEngine(dao, sessions, 2, owner);
+    protected SessionLockEngine engine(BizLockDao dao, DataSource sessions, String owner) {
+        return SessionLockEngine.named(dao, sessions, 2, owner);
     }
 
     @Test
@@ -71,7 +69,7 @@ class NamedLockEngineStepsTest extends SessionEngineFixture<NamedLockEngine> {
     void aSessionConnectionHandedOutWithoutAutocommitIsSwitchedToIt() throws Exception {
         // As a pool configured with autoCommit=false hands connections out: a NAMED session must run in autocommit,
         // or the tokens it issues would stay uncommitted, holding the token row, until the session's next commit.
-        NamedLockEngine engine = new NamedLockEngine(dao, new WithoutAutocommit(aSessions), 1, "c");
+        SessionLockEngine engine = SessionLockEngine.named(dao, new WithoutAutocommit(aSessions), 1, "c");
         try {
             Grant grant = engine.acquire(key, LEASE, 0, in5s());
 
@@ -84,7 +82,7 @@ class NamedLockEngineStepsTest extends SessionEngineFixture<NamedLockEngine> {
 
     @Test
     void aWaitEndedAtItsDeadlineLeavesItsSessionHoldingNoNamedLockAtAll() throws Exception {
-        Logger log = (Logger) LoggerFactory.getLogger(NamedLockEngine.class);
+        Logger log = (Logger) LoggerFactory.getLogger(NamedSteps.class);
         ListAppender<ILoggingEvent> events = new ListAppender<>();
         events.start();
         Level level = log.getLevel();

@@ -1,4 +1,4 @@
-package io.github.bizlock.internal.jdbc.named;
+package io.github.bizlock.internal.jdbc.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -6,8 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
-import io.github.bizlock.internal.jdbc.session.AbstractSessionEngineTest;
-import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.sql.Connection;
@@ -25,12 +23,12 @@ class NamedLockEngineTest extends AbstractSessionEngineTest {
 
     @Override
     protected SessionLockEngine engine(BizLockDao dao, DataSource sessions, String owner) {
-        return new NamedLockEngine(dao, sessions, 2, owner);
+        return SessionLockEngine.named(dao, sessions, 2, owner);
     }
 
     @Test
     void theServerLockNameIsTheHexSha256OfSchemaTableNameAndKeyKeepingTheKeysCase() throws Exception {
-        NamedLockEngine engine = (NamedLockEngine) a;
+        SessionLockEngine engine = a;
         String schema = new JdbcTemplate(plain).queryForObject("SELECT DATABASE()", String.class);
 
         String name = engine.serverLockName(new LockKey("order", "42"));
@@ -47,7 +45,7 @@ class NamedLockEngineTest extends AbstractSessionEngineTest {
     @Test
     void withASecretTheServerLockNameIsAnHmacKeyedByIt() throws Exception {
         String schema = new JdbcTemplate(plain).queryForObject("SELECT DATABASE()", String.class);
-        NamedLockEngine keyed = new NamedLockEngine(dao, plain, 1, "c", Duration.ofSeconds(1), "s3cret");
+        SessionLockEngine keyed = SessionLockEngine.named(dao, plain, 1, "c", Duration.ofSeconds(1), "s3cret");
         Mac hmac = Mac.getInstance("HmacSHA256");
         hmac.init(new SecretKeySpec("s3cret".getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
 
@@ -55,9 +53,9 @@ class NamedLockEngineTest extends AbstractSessionEngineTest {
                 .isEqualTo(HexFormat.of()
                         .formatHex(hmac.doFinal((schema.toLowerCase(Locale.ROOT) + "\0biz_lock\0order\0" + "42")
                                 .getBytes(StandardCharsets.UTF_8))))
-                .isNotEqualTo(((NamedLockEngine) a).serverLockName(new LockKey("order", "42")));
+                .isNotEqualTo(a.serverLockName(new LockKey("order", "42")));
         assertThatIllegalArgumentException()
-                .isThrownBy(() -> new NamedLockEngine(dao, plain, 1, "c", Duration.ofSeconds(1), " "))
+                .isThrownBy(() -> SessionLockEngine.named(dao, plain, 1, "c", Duration.ofSeconds(1), " "))
                 .withMessageContaining("secret must not be blank");
     }
 
@@ -67,12 +65,12 @@ class NamedLockEngineTest extends AbstractSessionEngineTest {
         Connection connection = connectionOf(grant);
 
         assertThat(connection.getAutoCommit()).isTrue();
-        Long holder = new JdbcTemplate(plain)
-                .queryForObject("SELECT IS_USED_LOCK(?)", Long.class, ((NamedLockEngine) a).serverLockName(key));
+        Long holder =
+                new JdbcTemplate(plain).queryForObject("SELECT IS_USED_LOCK(?)", Long.class, a.serverLockName(key));
         assertThat(holder).isEqualTo(connectionIdOf(grant));
         assertThat(a.release(grant)).isNull();
-        Long after = new JdbcTemplate(plain)
-                .queryForObject("SELECT IS_USED_LOCK(?)", Long.class, ((NamedLockEngine) a).serverLockName(key));
+        Long after =
+                new JdbcTemplate(plain).queryForObject("SELECT IS_USED_LOCK(?)", Long.class, a.serverLockName(key));
         assertThat(after).isNull();
     }
 }

@@ -1,4 +1,4 @@
-package io.github.bizlock.internal.jdbc.row;
+package io.github.bizlock.internal.jdbc.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,8 +9,6 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.contract.StatementCounter;
-import io.github.bizlock.internal.jdbc.session.AbstractSessionLockTest;
-import io.github.bizlock.internal.jdbc.session.SessionLocks;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -1,4 +1,4 @@
-package io.github.bizlock.internal.jdbc.named;
+package io.github.bizlock.internal.jdbc.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
@@ -8,7 +8,6 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.BizLockDao;
-import io.github.bizlock.internal.jdbc.session.SessionLocks;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabase;
@@ -72,7 +71,7 @@ class NamedLockScopeTest {
     void withASecretAGuessedKeysNameIsFreeWhileItsLockIsHeld(DataSource dataSource) throws Exception {
         BizLockDao dao = LockFixture.dao(dataSource);
         DataSource sessions = SessionLocks.dedicated(dataSource);
-        NamedLockEngine unkeyed = new NamedLockEngine(dao, sessions, 2, "guess");
+        SessionLockEngine unkeyed = SessionLockEngine.named(dao, sessions, 2, "guess");
         try (LockManager keyed = withSecret(dao, sessions, "s3cret");
                 LockManager sameSecret = withSecret(dao, sessions, "s3cret")) {
             try (LockHandle held =
@@ -93,7 +92,7 @@ class NamedLockScopeTest {
     private static LockManager withSecret(BizLockDao dao, DataSource sessions, String secret) {
         String owner = InstanceId.generate();
         return LockFixture.manager(dao, owner)
-                .engine(new NamedLockEngine(dao, sessions, 2, owner, Duration.ofSeconds(1), secret))
+                .engine(SessionLockEngine.named(dao, sessions, 2, owner, Duration.ofSeconds(1), secret))
                 .build();
     }
 }

@@ -1,4 +1,4 @@
-package io.github.bizlock.internal.jdbc.named;
+package io.github.bizlock.internal.jdbc.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,8 +7,6 @@ import io.github.bizlock.LockAcquisitionException;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.session.AbstractSessionLockTest;
-import io.github.bizlock.internal.jdbc.session.SessionLocks;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -44,8 +42,8 @@ class NamedLockTest extends AbstractSessionLockTest {
         return id;
     }
 
-    private NamedLockEngine engine() {
-        return (NamedLockEngine) a.engine();
+    private SessionLockEngine engine() {
+        return (SessionLockEngine) a.engine();
     }
 
     @Test
