@@ -195,16 +195,11 @@ public final class SessionLockEngine implements LockEngine, AutoCloseable {
 
     @Override
     public long issueTokens(Grant grant, int count) {
-        // As for a release: an interrupted virtual holder must not close its session by asking for a token.
-        boolean interrupted = Thread.interrupted();
         try {
-            return steps.issueTokens(SessionGrant.sessionOf(grant), grant, count);
+            return SessionSupport.interruptCleared(
+                    () -> steps.issueTokens(SessionGrant.sessionOf(grant), grant, count));
         } catch (SQLException ex) {
             throw LockJdbc.translate("issuing fencing tokens for " + grant.key(), ex);
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 

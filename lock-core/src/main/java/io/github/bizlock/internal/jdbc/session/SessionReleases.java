@@ -30,20 +30,10 @@ final class SessionReleases {
      */
     @Nullable
     Loss release(Grant grant) {
-        boolean interrupted = Thread.interrupted();
-        try {
-            return releaseOnSession(grant);
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        return SessionSupport.interruptCleared(() -> releaseOnSession(grant));
     }
 
-    /**
-     * The release, run with the thread's interrupt status cleared: on a virtual thread a statement begun with it set
-     * closes the connection, and a holder interrupted earlier would lose its session instead of releasing the lock.
-     */
+    /** The release, run with the thread's interrupt status cleared ({@link SessionSupport#interruptCleared}). */
     private @Nullable Loss releaseOnSession(Grant grant) {
         Session session = SessionGrant.sessionOf(grant);
         session.guard().lock();

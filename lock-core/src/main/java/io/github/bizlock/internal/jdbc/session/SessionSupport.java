@@ -3,7 +3,10 @@ package io.github.bizlock.internal.jdbc.session;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-/** Wait arithmetic of the session steps, and the error code of a statement ended by {@code KILL QUERY}. */
+/**
+ * Wait arithmetic of the session steps, the error code of a statement ended by {@code KILL QUERY}, and running a
+ * statement on a held session with the thread's interrupt status put aside.
+ */
 final class SessionSupport {
 
     /** ER_QUERY_INTERRUPTED: a statement ended by {@code KILL QUERY}. */
@@ -41,5 +44,27 @@ final class SessionSupport {
                 TimeUnit.NANOSECONDS.toMillis(Math.max(0, remainingNanos)),
                 TimeUnit.SECONDS.toMillis(MAX_SERVER_WAIT_SECONDS));
         return waitMillis + SessionPool.STATEMENT_TIMEOUT.toMillis();
+    }
+
+    /** Work on a held session, which may throw {@code E} (a {@link java.sql.SQLException}, say). */
+    @FunctionalInterface
+    interface SessionWork<T, E extends Exception> {
+        T run() throws E;
+    }
+
+    /**
+     * Runs {@code work} with the thread's interrupt status cleared, and sets it again after: on a virtual thread a
+     * statement begun with it set closes the connection, and an interrupted holder would lose its session instead of
+     * releasing its lock or getting its token.
+     */
+    static <T, E extends Exception> T interruptCleared(SessionWork<T, E> work) throws E {
+        boolean interrupted = Thread.interrupted();
+        try {
+            return work.run();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 }
