@@ -1,6 +1,6 @@
 package io.github.bizlock;
 
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockSchema;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
@@ -32,8 +32,8 @@ public final class LockFixture {
                 .forEach(jdbc::execute);
     }
 
-    public static BizLockDao dao(DataSource dataSource) {
-        return new BizLockDao(
+    public static LeaseDao dao(DataSource dataSource) {
+        return new LeaseDao(
                 dataSource,
                 new DataSourceTransactionManager(dataSource),
                 Dialects.detect(dataSource, TableName.DEFAULT),
@@ -44,7 +44,7 @@ public final class LockFixture {
         return manager(dao(dataSource), InstanceId.generate());
     }
 
-    public static LockManager.Builder manager(BizLockDao dao, String instanceId) {
+    public static LockManager.Builder manager(LeaseDao dao, String instanceId) {
         return LockManager.builder(instanceId)
                 .engine(new LeaseLockEngine(dao, instanceId, Backoff.DEFAULT))
                 .modeBindings(dao.modes());
@@ -56,7 +56,7 @@ public final class LockFixture {
      */
     public static LockManager.Builder managerOfEveryMode(DataSource dataSource) {
         String instanceId = InstanceId.generate();
-        BizLockDao dao = dao(dataSource);
+        LeaseDao dao = dao(dataSource);
         DataSource sessions = SessionLocks.dedicated(dataSource);
         return manager(dao, instanceId)
                 .engine(SessionLockEngine.row(dao, sessions, 8, instanceId))

@@ -2,7 +2,7 @@ package io.github.bizlock.actuate;
 
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.internal.lock.LockSnapshot;
@@ -49,7 +49,7 @@ public final class BizLocksEndpoint {
 
     private static final Logger log = LoggerFactory.getLogger(BizLocksEndpoint.class);
 
-    private final Supplier<BizLockDao> daos;
+    private final Supplier<LeaseDao> daos;
     private final Supplier<LockManager> managers;
     private final int maxLocks;
     private final boolean forceReleaseEnabled;
@@ -62,7 +62,7 @@ public final class BizLocksEndpoint {
      * @param maxLocks the most cluster-wide locks listed
      * @param forceReleaseEnabled whether the write operation may force-release locks
      */
-    public BizLocksEndpoint(BizLockDao dao, LockManager manager, int maxLocks, boolean forceReleaseEnabled) {
+    public BizLocksEndpoint(LeaseDao dao, LockManager manager, int maxLocks, boolean forceReleaseEnabled) {
         this(
                 constant(Objects.requireNonNull(dao, "dao")),
                 constant(Objects.requireNonNull(manager, "manager")),
@@ -82,7 +82,7 @@ public final class BizLocksEndpoint {
      * @param roles the roles that may see keys with {@link Show#WHEN_AUTHORIZED}; empty: any authenticated caller
      */
     public BizLocksEndpoint(
-            Supplier<BizLockDao> dao,
+            Supplier<LeaseDao> dao,
             Supplier<LockManager> manager,
             int maxLocks,
             boolean forceReleaseEnabled,
@@ -103,7 +103,7 @@ public final class BizLocksEndpoint {
     @ReadOperation
     public LocksReport locks(SecurityContext securityContext) {
         boolean showKeys = showValues.isShown(securityContext, roles);
-        BizLockDao dao = daos.get();
+        LeaseDao dao = daos.get();
         LockManager manager = managers.get();
         List<LockRow> rows = dao.findHeld(maxLocks + 1);
         List<HeldLock> held = rows.stream()
@@ -156,7 +156,7 @@ public final class BizLocksEndpoint {
                     new ForceReleaseResult(name, key, false, null, ex.getMessage()),
                     WebEndpointResponse.STATUS_BAD_REQUEST);
         }
-        BizLockDao dao = daos.get();
+        LeaseDao dao = daos.get();
         Optional<LockRow> before = dao.find(lockKey);
         boolean released = dao.forceRelease(lockKey);
         String formerOwner = before.filter(LockRow::held).map(LockRow::owner).orElse(null);

@@ -7,7 +7,7 @@ import io.github.bizlock.aop.DistributedLockAdvisor;
 import io.github.bizlock.aop.RollbackOnLockLost;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
@@ -51,7 +51,7 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Distributed locks on the application's MySQL or MariaDB {@link DataSource}: the lock table (migrated with Flyway or
- * checked), {@link BizLockDao}, the LEASE engine, {@link LockManager}, {@link LockTemplate}, housekeeping and the
+ * checked), {@link LeaseDao}, the LEASE engine, {@link LockManager}, {@link LockTemplate}, housekeeping and the
  * {@code @DistributedLock} advisor. Every bean backs off when the application defines its own;
  * {@code bizlock.enabled=false} turns all of it off. The ROW and NAMED engines, and metrics, health and the endpoint,
  * come from {@link BizLockSessionAutoConfiguration} and {@link BizLockObservabilityAutoConfiguration}.
@@ -115,7 +115,7 @@ public final class BizLockAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @Lazy
-    BizLockDao bizLockDao(
+    LeaseDao bizLockDao(
             LockWriteConnections writeConnections,
             ListableBeanFactory beanFactory,
             @BizLockDataSource ObjectProvider<DataSource> qualified,
@@ -133,7 +133,7 @@ public final class BizLockAutoConfiguration {
             throw LockDatabaseUnreachableException.of(dataSource, ex);
         }
         DataSource writes = writeConnections.dataSource();
-        return new BizLockDao(
+        return new LeaseDao(
                 dataSource,
                 writes != null ? writes : dataSource,
                 new DataSourceTransactionManager(dataSource),
@@ -146,7 +146,7 @@ public final class BizLockAutoConfiguration {
     @DependsOnDatabaseInitialization
     @Lazy
     BizLockSchemaInitializer bizLockSchemaInitializer(
-            BizLockDao dao,
+            LeaseDao dao,
             ListableBeanFactory beanFactory,
             @BizLockDataSource ObjectProvider<DataSource> qualified,
             ObjectProvider<DataSource> dataSources,
@@ -167,7 +167,7 @@ public final class BizLockAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @Lazy
-    LeaseLockEngine leaseLockEngine(BizLockDao dao) {
+    LeaseLockEngine leaseLockEngine(LeaseDao dao) {
         return new LeaseLockEngine(dao, instanceId, properties.getBackoff().toBackoff());
     }
 
@@ -176,7 +176,7 @@ public final class BizLockAutoConfiguration {
     @Lazy
     LockManager lockManager(
             BizLockSchemaInitializer schema,
-            BizLockDao dao,
+            LeaseDao dao,
             ObjectProvider<LockEngine> engines,
             ObjectProvider<LockLostListener> listeners,
             ObjectProvider<LockObserver> observers,
@@ -268,7 +268,7 @@ public final class BizLockAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @Lazy
-        Housekeeper bizLockHousekeeper(BizLockDao dao, LockManager manager, BizLockProperties properties) {
+        Housekeeper bizLockHousekeeper(LeaseDao dao, LockManager manager, BizLockProperties properties) {
             BizLockHousekeepingProperties housekeeping = properties.getHousekeeping();
             Housekeeper housekeeper =
                     new Housekeeper(dao, manager, housekeeping.getRetention(), housekeeping.getBatchSize());

@@ -5,7 +5,7 @@ import io.github.bizlock.actuate.BizLocksEndpoint;
 import io.github.bizlock.actuate.LockGauges;
 import io.github.bizlock.actuate.LockMetrics;
 import io.github.bizlock.actuate.LockObservations;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.lock.LockManager;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
@@ -40,7 +40,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 @ConditionalOnClass({DataSource.class, JdbcTemplate.class, PlatformTransactionManager.class})
 @ConditionalOnBooleanProperty(name = "bizlock.enabled", matchIfMissing = true)
 // The lock beans' conditions, and the lock beans themselves (absent if BizLockAutoConfiguration is excluded).
-@ConditionalOnBean({DataSource.class, BizLockDao.class, LockManager.class, LockDatabaseStartup.class})
+@ConditionalOnBean({DataSource.class, LeaseDao.class, LockManager.class, LockDatabaseStartup.class})
 @EnableConfigurationProperties(BizLockProperties.class)
 public final class BizLockObservabilityAutoConfiguration {
 

@@ -1,6 +1,6 @@
 package io.github.bizlock.autoconfigure;
 
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockSchema;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import java.sql.SQLException;
@@ -33,7 +33,7 @@ public class BizLockSchemaInitializer implements InitializingBean {
     private static final int ER_DBACCESS_DENIED = 1044;
 
     private final DataSource dataSource;
-    private final BizLockDao dao;
+    private final LeaseDao dao;
     private final boolean migrate;
 
     /**
@@ -41,7 +41,7 @@ public class BizLockSchemaInitializer implements InitializingBean {
      * @param dao the DAO whose table to create or check
      * @param migrate whether to apply the migrations (otherwise only check)
      */
-    public BizLockSchemaInitializer(DataSource dataSource, BizLockDao dao, boolean migrate) {
+    public BizLockSchemaInitializer(DataSource dataSource, LeaseDao dao, boolean migrate) {
         this.dataSource = dataSource;
         this.dao = dao;
         this.migrate = migrate;

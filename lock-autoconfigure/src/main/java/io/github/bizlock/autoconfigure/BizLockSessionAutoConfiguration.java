@@ -1,6 +1,6 @@
 package io.github.bizlock.autoconfigure;
 
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import javax.sql.DataSource;
@@ -23,7 +23,7 @@ import org.springframework.context.annotation.Lazy;
  */
 @AutoConfiguration(after = BizLockAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "bizlock.enabled", matchIfMissing = true)
-@ConditionalOnBean({BizLockDao.class, LeaseLockEngine.class})
+@ConditionalOnBean({LeaseDao.class, LeaseLockEngine.class})
 @EnableConfigurationProperties({BizLockSessionProperties.class, BizLockNamedProperties.class})
 public final class BizLockSessionAutoConfiguration {
 
@@ -54,7 +54,7 @@ public final class BizLockSessionAutoConfiguration {
     @ConditionalOnMissingBean(name = "namedLockEngine")
     @Lazy
     SessionLockEngine namedLockEngine(
-            BizLockDao dao,
+            LeaseDao dao,
             LeaseLockEngine lease,
             SessionConnections connections,
             BizLockSessionProperties session,
@@ -75,7 +75,7 @@ public final class BizLockSessionAutoConfiguration {
     @ConditionalOnMissingBean(name = "rowLockEngine")
     @Lazy
     SessionLockEngine rowLockEngine(
-            BizLockDao dao,
+            LeaseDao dao,
             LeaseLockEngine lease,
             SessionConnections connections,
             BizLockSessionProperties session,

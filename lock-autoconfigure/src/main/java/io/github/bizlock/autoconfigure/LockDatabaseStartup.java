@@ -1,7 +1,7 @@
 package io.github.bizlock.autoconfigure;
 
 import io.github.bizlock.internal.housekeeping.Housekeeper;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.lock.LockManager;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -288,9 +288,9 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
     }
 
     /** The DAO, with the lock beans created as by {@link #manager()}. */
-    BizLockDao dao() {
+    LeaseDao dao() {
         manager();
-        return beanFactory.getBean(BizLockDao.class);
+        return beanFactory.getBean(LeaseDao.class);
     }
 
     /**

@@ -7,7 +7,7 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -37,7 +37,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 @ExtendWith({TestDatabaseExtension.class, OutputCaptureExtension.class})
 class BizLocksEndpointTest {
 
-    private BizLockDao dao;
+    private LeaseDao dao;
     private LockManager manager;
 
     @BeforeAll

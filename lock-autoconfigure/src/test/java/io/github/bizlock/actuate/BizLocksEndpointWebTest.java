@@ -10,7 +10,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -141,7 +141,7 @@ class BizLocksEndpointWebTest {
 
     @Test
     void healthIsDownWhenTheTablesAreMissing(DataSource dataSource) {
-        BizLockDao absent = new BizLockDao(
+        LeaseDao absent = new LeaseDao(
                 dataSource,
                 new DataSourceTransactionManager(dataSource),
                 Dialects.detect(dataSource, "absent_lock"),
@@ -210,7 +210,7 @@ class BizLocksEndpointWebTest {
                 assertThat(refused.statusCode()).isEqualTo(403);
                 assertThat(refused.body()).contains("bizlock.endpoint.force-release.enabled");
                 assertThat(remote.isHeld()).isTrue();
-                assertThat(app.getBean(BizLockDao.class)
+                assertThat(app.getBean(LeaseDao.class)
                                 .find(new LockKey("order", "42"))
                                 .orElseThrow()
                                 .held())

@@ -11,7 +11,7 @@ import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabase;
@@ -69,7 +69,7 @@ class MetricsTest {
         registry.close();
     }
 
-    private LockManager manager(BizLockDao dao, Set<String> keyTagNames, Duration watchdogLease) {
+    private LockManager manager(LeaseDao dao, Set<String> keyTagNames, Duration watchdogLease) {
         LockManager manager = LockFixture.manager(dao, InstanceId.generate())
                 .watchdogLease(watchdogLease)
                 .observer(new LockMetrics(registry, keyTagNames))
@@ -238,7 +238,7 @@ class MetricsTest {
     @Test
     void renewalsAndLossesAreCounted(DataSource dataSource) throws Exception {
         LockKey key = new LockKey("metrics", "renewed");
-        BizLockDao dao = LockFixture.dao(dataSource);
+        LeaseDao dao = LockFixture.dao(dataSource);
         try (LockManager manager = manager(dao, Set.of(), Duration.ofMillis(600));
                 LockManager other = LockFixture.manager(dataSource).build()) {
             LockHandle held =
@@ -315,7 +315,7 @@ class MetricsTest {
 
     @Test
     void housekeepingPurgesAreCounted(DataSource dataSource) throws Exception {
-        BizLockDao dao = LockFixture.dao(dataSource);
+        LeaseDao dao = LockFixture.dao(dataSource);
         try (LockManager manager = manager(dao, Set.of(), Duration.ofSeconds(30))) {
             for (int i = 0; i < 3; i++) {
                 manager.tryAcquire(new LockKey("purged", "k" + i), LockMode.LEASE, Duration.ZERO, null)

@@ -11,7 +11,7 @@ import io.github.bizlock.LockTemplate;
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.annotation.OnFailure;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.internal.lock.LockSnapshot;
@@ -47,9 +47,9 @@ class DistributedLockAnnotationTest {
 
     static class DefaultOrders implements Orders {
 
-        private final ObjectProvider<BizLockDao> dao;
+        private final ObjectProvider<LeaseDao> dao;
 
-        DefaultOrders(ObjectProvider<BizLockDao> dao) {
+        DefaultOrders(ObjectProvider<LeaseDao> dao) {
             this.dao = dao;
         }
 
@@ -69,9 +69,9 @@ class DistributedLockAnnotationTest {
     @DistributedLock(key = "#p0")
     static class Reports {
 
-        private final ObjectProvider<BizLockDao> dao;
+        private final ObjectProvider<LeaseDao> dao;
 
-        Reports(ObjectProvider<BizLockDao> dao) {
+        Reports(ObjectProvider<LeaseDao> dao) {
             this.dao = dao;
         }
 
@@ -82,9 +82,9 @@ class DistributedLockAnnotationTest {
 
     static class Jobs {
 
-        private final ObjectProvider<BizLockDao> dao;
+        private final ObjectProvider<LeaseDao> dao;
 
-        Jobs(ObjectProvider<BizLockDao> dao) {
+        Jobs(ObjectProvider<LeaseDao> dao) {
             this.dao = dao;
         }
 
@@ -134,10 +134,10 @@ class DistributedLockAnnotationTest {
 
     static class Leases {
 
-        private final ObjectProvider<BizLockDao> dao;
+        private final ObjectProvider<LeaseDao> dao;
         private final ObjectProvider<LockManager> manager;
 
-        Leases(ObjectProvider<BizLockDao> dao, ObjectProvider<LockManager> manager) {
+        Leases(ObjectProvider<LeaseDao> dao, ObjectProvider<LockManager> manager) {
             this.dao = dao;
             this.manager = manager;
         }
@@ -166,22 +166,22 @@ class DistributedLockAnnotationTest {
     static class Services {
 
         @Bean
-        Leases leases(ObjectProvider<BizLockDao> dao, ObjectProvider<LockManager> manager) {
+        Leases leases(ObjectProvider<LeaseDao> dao, ObjectProvider<LockManager> manager) {
             return new Leases(dao, manager);
         }
 
         @Bean
-        DefaultOrders orders(ObjectProvider<BizLockDao> dao) {
+        DefaultOrders orders(ObjectProvider<LeaseDao> dao) {
             return new DefaultOrders(dao);
         }
 
         @Bean
-        Reports reports(ObjectProvider<BizLockDao> dao) {
+        Reports reports(ObjectProvider<LeaseDao> dao) {
             return new Reports(dao);
         }
 
         @Bean
-        Jobs jobs(ObjectProvider<BizLockDao> dao) {
+        Jobs jobs(ObjectProvider<LeaseDao> dao) {
             return new Jobs(dao);
         }
     }
@@ -199,7 +199,7 @@ class DistributedLockAnnotationTest {
             Orders orders = context.getBean(Orders.class);
             assertThat(AopUtils.isJdkDynamicProxy(orders)).isTrue();
             assertThat(orders.submit(new Order("o-1"))).isTrue();
-            assertThat(heldInDatabase(context.getBean(BizLockDao.class), "order", "o-1"))
+            assertThat(heldInDatabase(context.getBean(LeaseDao.class), "order", "o-1"))
                     .as("released after the call")
                     .isFalse();
         });

@@ -4,7 +4,7 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.autoconfigure.BizLockAutoConfiguration;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.test.TestDatabase;
 import java.time.Duration;
@@ -39,7 +39,7 @@ final class LockFixtures {
     }
 
     /** Whether the database says the lock is held now. */
-    static boolean heldInDatabase(BizLockDao dao, String name, String key) {
+    static boolean heldInDatabase(LeaseDao dao, String name, String key) {
         return dao.find(new LockKey(name, key)).map(LockRow::held).orElse(false);
     }
 

@@ -4,7 +4,7 @@ import static io.github.bizlock.aop.LockFixtures.heldInDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bizlock.annotation.DistributedLock;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -98,7 +98,7 @@ class TransactionalLockTest {
      * Looks at the lock table through a pool of its own, outside any transaction of the application (whose snapshot
      * would still show a lock released after it began).
      */
-    record Observer(BizLockDao dao) {
+    record Observer(LeaseDao dao) {
 
         boolean held(String name, String key) {
             return heldInDatabase(dao, name, key);
@@ -112,8 +112,8 @@ class TransactionalLockTest {
         JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
         jdbc.execute("CREATE TABLE IF NOT EXISTS probe_counter (id VARCHAR(20) PRIMARY KEY, value INT NOT NULL)");
         DataSource own = database.dataSource();
-        Observer observer = new Observer(new BizLockDao(
-                own, new DataSourceTransactionManager(own), Dialects.detect(own, "biz_lock"), "biz_lock"));
+        Observer observer = new Observer(
+                new LeaseDao(own, new DataSourceTransactionManager(own), Dialects.detect(own, "biz_lock"), "biz_lock"));
         runner = LockFixtures.runner(database)
                 .withBean(Observer.class, () -> observer)
                 .withUserConfiguration(Services.class);

@@ -20,7 +20,7 @@ import io.github.bizlock.aop.DistributedLockAdvisor;
 import io.github.bizlock.aop.RollbackOnLockLost;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
@@ -106,7 +106,7 @@ class BizLockAutoConfigurationTest {
         runner.withPropertyValues("bizlock.table-name=lock_default").run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context)
-                    .hasSingleBean(BizLockDao.class)
+                    .hasSingleBean(LeaseDao.class)
                     .hasSingleBean(BizLockSchemaInitializer.class)
                     .hasSingleBean(LeaseLockEngine.class)
                     .hasSingleBean(LockManager.class)
@@ -121,7 +121,7 @@ class BizLockAutoConfigurationTest {
             assertThat(tableExists(dataSource, "flyway_schema_history")).isFalse();
             try (LockHandle lock = context.getBean(LockTemplate.class).acquire("order", "1")) {
                 assertThat(lock.isHeld()).isTrue();
-                assertThat(context.getBean(BizLockDao.class)
+                assertThat(context.getBean(LeaseDao.class)
                                 .find(new LockKey("order", "1"))
                                 .map(LockRow::held))
                         .contains(true);
@@ -146,7 +146,7 @@ class BizLockAutoConfigurationTest {
                         .hasNotFailed()
                         .doesNotHaveBean(LockTemplate.class)
                         .doesNotHaveBean(LockManager.class)
-                        .doesNotHaveBean(BizLockDao.class)
+                        .doesNotHaveBean(LeaseDao.class)
                         .doesNotHaveBean(BizLockSchemaInitializer.class)
                         .doesNotHaveBean(DistributedLockAdvisor.class));
     }
@@ -212,7 +212,7 @@ class BizLockAutoConfigurationTest {
         runner.withPropertyValues("bizlock.table-name=lock_premade", "bizlock.migration.enabled=false")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    BizLockDao dao = context.getBean(BizLockDao.class);
+                    LeaseDao dao = context.getBean(LeaseDao.class);
                     LockKey key = new LockKey("job", "nightly");
                     boolean heldInside = context.getBean(LockTemplate.class)
                             .execute(
@@ -265,7 +265,7 @@ class BizLockAutoConfigurationTest {
                     // two owners.
                     assertThat(manager.instanceId()).matches("billing-7:[0-9a-f]{8}");
                     assertThat(manager.modes()).containsExactly(LockMode.LEASE);
-                    BizLockDao dao = context.getBean(BizLockDao.class);
+                    LeaseDao dao = context.getBean(LeaseDao.class);
                     try (LockHandle ignored =
                             context.getBean(LockTemplate.class).acquire("invoice", "9")) {
                         LockRow row = dao.find(new LockKey("invoice", "9")).orElseThrow();
@@ -308,7 +308,7 @@ class BizLockAutoConfigurationTest {
         runner.withPropertyValues("bizlock.table-name=lock_watchdog", "bizlock.watchdog-lease=12s")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    BizLockDao dao = context.getBean(BizLockDao.class);
+                    LeaseDao dao = context.getBean(LeaseDao.class);
                     try (LockHandle ignored =
                             context.getBean(LockTemplate.class).acquire("invoice", "11")) {
                         LockRow row = dao.find(new LockKey("invoice", "11")).orElseThrow();
@@ -367,7 +367,7 @@ class BizLockAutoConfigurationTest {
 
     /** A lock held by another instance on the same table until the returned handle is closed. */
     private AutoCloseable heldByAnotherInstance(String table, String name, String key) throws InterruptedException {
-        BizLockDao dao = new BizLockDao(
+        LeaseDao dao = new LeaseDao(
                 database.dataSource(),
                 new org.springframework.jdbc.datasource.DataSourceTransactionManager(database.dataSource()),
                 io.github.bizlock.internal.jdbc.dialect.Dialects.detect(database.dataSource(), table),
@@ -391,7 +391,7 @@ class BizLockAutoConfigurationTest {
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     LockTemplate template = context.getBean(LockTemplate.class);
-                    BizLockDao dao = context.getBean(BizLockDao.class);
+                    LeaseDao dao = context.getBean(LeaseDao.class);
                     for (String key : List.of("old-1", "old-2", "recent")) {
                         template.execute("aged", key, () -> null);
                     }
@@ -604,7 +604,7 @@ class BizLockAutoConfigurationTest {
                     assertThat(context).hasNotFailed();
                     LockedService service = context.getBean(LockedService.class);
                     assertThat(AopUtils.isAopProxy(service)).isTrue();
-                    assertThat(service.heldWhileRunning(context.getBean(BizLockDao.class)))
+                    assertThat(service.heldWhileRunning(context.getBean(LeaseDao.class)))
                             .isTrue();
                 });
     }
@@ -613,7 +613,7 @@ class BizLockAutoConfigurationTest {
     static class LockedService {
 
         @DistributedLock(name = "own-proxies", key = "'1'")
-        boolean heldWhileRunning(BizLockDao dao) {
+        boolean heldWhileRunning(LeaseDao dao) {
             return dao.find(new LockKey("own-proxies", "1")).orElseThrow().held();
         }
     }

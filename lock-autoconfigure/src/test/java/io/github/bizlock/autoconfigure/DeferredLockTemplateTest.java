@@ -12,7 +12,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
@@ -40,7 +40,7 @@ import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 @ExtendWith(TestDatabaseExtension.class)
 class DeferredLockTemplateTest {
 
-    private BizLockDao dao;
+    private LeaseDao dao;
     private LockManager manager;
 
     @BeforeAll

@@ -5,7 +5,7 @@ import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.internal.jdbc.lease.Backoff;
@@ -279,7 +279,7 @@ public final class LockService implements AutoCloseable {
                         + " give the builder a sessionDataSource of plain connections to the lock database");
             }
             String owner = InstanceId.of(instanceId);
-            BizLockDao dao = new BizLockDao(
+            LeaseDao dao = new LeaseDao(
                     dataSource,
                     writes.dataSource(),
                     new DataSourceTransactionManager(dataSource),

@@ -14,7 +14,7 @@ import io.github.bizlock.LockTemplate;
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.annotation.OnFailure;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.LockManager;
@@ -130,7 +130,7 @@ class AnnotatedMethodReleaseTest {
     static class ExpressCarrier extends Carrier {}
 
     private DataSource dataSource;
-    private BizLockDao dao;
+    private LeaseDao dao;
     private LockManager manager;
     private LockManager elsewhere;
     private LockTemplate locks;

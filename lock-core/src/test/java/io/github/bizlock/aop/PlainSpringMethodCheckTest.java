@@ -7,7 +7,7 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -31,9 +31,9 @@ class PlainSpringMethodCheckTest {
 
     static class Reports {
 
-        private final BizLockDao dao;
+        private final LeaseDao dao;
 
-        Reports(BizLockDao dao) {
+        Reports(LeaseDao dao) {
             this.dao = dao;
         }
 
@@ -52,7 +52,7 @@ class PlainSpringMethodCheckTest {
         }
     }
 
-    private BizLockDao dao;
+    private LeaseDao dao;
     private LockManager manager;
     private LockTemplate locks;
 

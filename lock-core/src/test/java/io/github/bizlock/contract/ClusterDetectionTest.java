@@ -7,7 +7,7 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.dialect.ClusterTopology;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
@@ -56,7 +56,7 @@ class ClusterDetectionTest {
 
     @Test
     void rowAndNamedLocksAreRefusedOnAMultiWriterClusterAndLeaseWorks(DataSource dataSource) throws Exception {
-        BizLockDao dao = LockFixture.dao(dataSource);
+        LeaseDao dao = LockFixture.dao(dataSource);
         DataSource sessions = SessionLocks.dedicated(dataSource);
         String owner = InstanceId.generate();
         try (LockManager manager = LockFixture.manager(dao, owner)
@@ -87,7 +87,7 @@ class ClusterDetectionTest {
 
     @Test
     void aDeclaredSingleWriterLetsRowLocksRun(DataSource dataSource) throws Exception {
-        BizLockDao dao = new BizLockDao(
+        LeaseDao dao = new LeaseDao(
                 dataSource,
                 new DataSourceTransactionManager(dataSource),
                 Dialects.detect(dataSource, TableName.DEFAULT, true),

@@ -2,7 +2,7 @@ package io.github.bizlock.contract;
 
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockMode;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.lease.Backoff;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLocks;
@@ -43,7 +43,7 @@ public final class ContractManagers {
     public static LockManager.Builder fuzzBuilder(LockMode mode, DataSource dataSource, String instanceId) {
         return switch (mode) {
             case LEASE -> {
-                BizLockDao dao = LockFixture.dao(dataSource);
+                LeaseDao dao = LockFixture.dao(dataSource);
                 yield LockManager.builder(instanceId)
                         .engine(new LeaseLockEngine(
                                 dao, instanceId, new Backoff(Duration.ofMillis(1), Duration.ofMillis(10))))

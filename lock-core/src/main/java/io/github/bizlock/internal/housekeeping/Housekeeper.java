@@ -3,8 +3,8 @@ package io.github.bizlock.internal.housekeeping;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
 import io.github.bizlock.internal.jdbc.HousekeepingDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.lock.LockManager;
 import java.time.Duration;
 import java.util.Optional;
@@ -38,7 +38,7 @@ public final class Housekeeper implements AutoCloseable {
         return thread;
     });
 
-    public Housekeeper(BizLockDao dao, LockManager locks, Duration retention, int batchSize) {
+    public Housekeeper(LeaseDao dao, LockManager locks, Duration retention, int batchSize) {
         if (retention.isNegative()) {
             throw new IllegalArgumentException("The housekeeping retention must not be negative, was " + retention);
         }

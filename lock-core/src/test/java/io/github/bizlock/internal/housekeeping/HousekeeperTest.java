@@ -8,7 +8,7 @@ import io.github.bizlock.CountingDataSource;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.SwitchableDataSource;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.internal.lock.LockObserver;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -107,7 +107,7 @@ class HousekeeperTest {
 
     @Test
     void refusesANegativeRetentionAndABatchSizeBelowOne() {
-        BizLockDao dao = LockFixture.dao(dataSource);
+        LeaseDao dao = LockFixture.dao(dataSource);
         try (LockManager manager = LockFixture.manager(dataSource).build()) {
             assertThatThrownBy(() -> new Housekeeper(dao, manager, Duration.ofSeconds(-1), 10))
                     .isInstanceOf(IllegalArgumentException.class)
@@ -189,7 +189,7 @@ class HousekeeperTest {
     }
 
     /** A DAO on the test database that shuts {@code manager} down when it first prepares a statement containing text. */
-    private BizLockDao shutDownAtFirst(LockManager manager, String text) {
+    private LeaseDao shutDownAtFirst(LockManager manager, String text) {
         AtomicBoolean done = new AtomicBoolean();
         return LockFixture.dao(CountingDataSource.observing(dataSource, sql -> {
             if (sql.contains(text) && done.compareAndSet(false, true)) {

@@ -249,7 +249,7 @@ class FailoverEpochTest {
             List<LockKey> namedKeys,
             Map<LockKey, List<Long>> tokens)
             throws InterruptedException {
-        BizLockDao dao = LockFixture.dao(dataSource);
+        LeaseDao dao = LockFixture.dao(dataSource);
         try (LockManager manager = LockFixture.manager(dataSource).build()) {
             for (int i = 0; i < ACQUISITIONS; i++) {
                 for (LockKey key : leaseKeys) {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao.HeldToken;
+import io.github.bizlock.internal.jdbc.LeaseDao.HeldToken;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.List;
@@ -29,7 +29,7 @@ class LeaseSqlTest {
     private static final Duration LEASE = Duration.ofMinutes(1);
 
     private JdbcTemplate jdbc;
-    private BizLockDao dao;
+    private LeaseDao dao;
 
     @BeforeAll
     void createSchema(DataSource dataSource) {

@@ -109,8 +109,8 @@ class LockSchemaTest {
         return dao(dataSource, table).schema();
     }
 
-    private static BizLockDao dao(DataSource dataSource, String table) {
-        return new BizLockDao(
+    private static LeaseDao dao(DataSource dataSource, String table) {
+        return new LeaseDao(
                 dataSource, new DataSourceTransactionManager(dataSource), Dialects.detect(dataSource, table), table);
     }
 

@@ -199,7 +199,7 @@ class MigrationLeaseTest {
     }
 
     private static MigrationLease lease(DataSource dataSource, String table) {
-        return new BizLockDao(
+        return new LeaseDao(
                         dataSource,
                         new DataSourceTransactionManager(dataSource),
                         Dialects.detect(dataSource, table),

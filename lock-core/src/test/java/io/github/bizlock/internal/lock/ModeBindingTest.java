@@ -8,7 +8,7 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockModeConflictException;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.dialect.ClusterTopology;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
@@ -309,7 +309,7 @@ class ModeBindingTest {
     @Test
     void aRowOrNamedCallRefusedOnAMultiWriterClusterLeavesItsNameUnbound() throws Exception {
         String instanceId = InstanceId.generate();
-        BizLockDao galera = new BizLockDao(
+        LeaseDao galera = new LeaseDao(
                 dataSource, new DataSourceTransactionManager(dataSource), galeraNodeOfThisServer(), TableName.DEFAULT);
         DataSource sessions = SessionLocks.dedicated(dataSource);
         LockManager onCluster = LockFixture.manager(LockFixture.dao(dataSource), instanceId)

@@ -1,7 +1,7 @@
 package io.github.bizlock.internal.jdbc.lease;
 
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,13 +34,13 @@ final class InDoubtKeys implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseLockEngine.class);
 
-    private final BizLockDao dao;
+    private final LeaseDao dao;
     private final String owner;
     private final Map<LockKey, Doubt> doubts = new ConcurrentHashMap<>();
     private final ReentrantLock starting = new ReentrantLock();
     private volatile ScheduledExecutorService passes;
 
-    InDoubtKeys(BizLockDao dao, String owner) {
+    InDoubtKeys(LeaseDao dao, String owner) {
         this.dao = dao;
         this.owner = owner;
     }

@@ -6,7 +6,7 @@ import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockJdbc;
 import io.github.bizlock.internal.jdbc.LockRow;
 import java.time.Duration;
@@ -30,12 +30,12 @@ public final class LeaseLockEngine implements LockEngine, AutoCloseable {
 
     private static final String GONE = "the database no longer holds it for this owner";
 
-    private final BizLockDao dao;
+    private final LeaseDao dao;
     private final String owner;
     private final Backoff backoff;
     private final InDoubtKeys inDoubt;
 
-    public LeaseLockEngine(BizLockDao dao, String owner, Backoff backoff) {
+    public LeaseLockEngine(LeaseDao dao, String owner, Backoff backoff) {
         this.dao = dao;
         this.owner = owner;
         this.backoff = backoff;
@@ -119,8 +119,8 @@ public final class LeaseLockEngine implements LockEngine, AutoCloseable {
         }
         Map<Grant, Loss> gone = new HashMap<>();
         byLease.forEach((lease, sameLease) -> {
-            List<BizLockDao.HeldToken> held = sameLease.stream()
-                    .map(grant -> new BizLockDao.HeldToken(grant.key(), grant.fencingToken()))
+            List<LeaseDao.HeldToken> held = sameLease.stream()
+                    .map(grant -> new LeaseDao.HeldToken(grant.key(), grant.fencingToken()))
                     .toList();
             Duration bound = max(keepAliveInterval(lease), DEADLINE_SLACK);
             Set<LockKey> lost = dao.renew(owner, lease, held, System.nanoTime() + bound.toNanos());
@@ -157,7 +157,7 @@ public final class LeaseLockEngine implements LockEngine, AutoCloseable {
         dao.releaseAll(
                 owner,
                 grants.stream()
-                        .map(grant -> new BizLockDao.HeldToken(grant.key(), grant.fencingToken()))
+                        .map(grant -> new LeaseDao.HeldToken(grant.key(), grant.fencingToken()))
                         .toList());
         grants.forEach(grant -> inDoubt.released(grant.key(), grant.fencingToken()));
     }

@@ -1,7 +1,7 @@
 package io.github.bizlock.internal.jdbc.session;
 
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;
@@ -41,7 +41,7 @@ final class NamedLockNames {
      * @param secret what the names are keyed by, the same for every instance of the application; {@code null} for
      *     none
      */
-    static NamedLockNames of(BizLockDao dao, @Nullable String secret) {
+    static NamedLockNames of(LeaseDao dao, @Nullable String secret) {
         if (secret != null && secret.isBlank()) {
             throw new IllegalArgumentException("The NAMED lock secret must not be blank; give every instance of the"
                     + " application the same random text, or none");

@@ -5,7 +5,7 @@ import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockJdbc;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import java.sql.SQLException;
@@ -49,7 +49,7 @@ public final class SessionLockEngine implements LockEngine, AutoCloseable {
      * @param steps the mode's statements
      */
     SessionLockEngine(
-            BizLockDao dao,
+            LeaseDao dao,
             DataSource sessionDataSource,
             int maxSessions,
             String owner,
@@ -78,13 +78,13 @@ public final class SessionLockEngine implements LockEngine, AutoCloseable {
      * @param heartbeat how often a held session is checked, at most
      */
     public static SessionLockEngine row(
-            BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner, Duration heartbeat) {
+            LeaseDao dao, DataSource sessionDataSource, int maxSessions, String owner, Duration heartbeat) {
         return new SessionLockEngine(
                 dao, sessionDataSource, maxSessions, owner, heartbeat, new RowSteps(dao.dialect(), dao.tokens()));
     }
 
     /** The ROW engine with the {@linkplain #DEFAULT_HEARTBEAT default heartbeat}. */
-    public static SessionLockEngine row(BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner) {
+    public static SessionLockEngine row(LeaseDao dao, DataSource sessionDataSource, int maxSessions, String owner) {
         return row(dao, sessionDataSource, maxSessions, owner, DEFAULT_HEARTBEAT);
     }
 
@@ -101,7 +101,7 @@ public final class SessionLockEngine implements LockEngine, AutoCloseable {
      *     for none
      */
     public static SessionLockEngine named(
-            BizLockDao dao,
+            LeaseDao dao,
             DataSource sessionDataSource,
             int maxSessions,
             String owner,
@@ -113,12 +113,12 @@ public final class SessionLockEngine implements LockEngine, AutoCloseable {
 
     /** The NAMED engine without a secret. */
     public static SessionLockEngine named(
-            BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner, Duration heartbeat) {
+            LeaseDao dao, DataSource sessionDataSource, int maxSessions, String owner, Duration heartbeat) {
         return named(dao, sessionDataSource, maxSessions, owner, heartbeat, null);
     }
 
     /** The NAMED engine without a secret, with the {@linkplain #DEFAULT_HEARTBEAT default heartbeat}. */
-    public static SessionLockEngine named(BizLockDao dao, DataSource sessionDataSource, int maxSessions, String owner) {
+    public static SessionLockEngine named(LeaseDao dao, DataSource sessionDataSource, int maxSessions, String owner) {
         return named(dao, sessionDataSource, maxSessions, owner, DEFAULT_HEARTBEAT);
     }
 

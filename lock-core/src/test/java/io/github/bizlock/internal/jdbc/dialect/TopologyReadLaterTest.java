@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -41,7 +41,7 @@ class TopologyReadLaterTest {
                     ClusterTopology.unknown("SHOW GLOBAL VARIABLES refused (test)"));
         }
         dialect.readAgainWith(() -> new ClusterTopology(ClusterTopology.Kind.GALERA, "wsrep_on=ON (test)", false));
-        BizLockDao dao = new BizLockDao(dataSource, new DataSourceTransactionManager(dataSource), dialect, "biz_lock");
+        LeaseDao dao = new LeaseDao(dataSource, new DataSourceTransactionManager(dataSource), dialect, "biz_lock");
 
         OptionalLong token = dao.tryAcquire(
                 new LockKey("read-later", "1"),

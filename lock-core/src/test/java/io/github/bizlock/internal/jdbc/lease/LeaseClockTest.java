@@ -10,7 +10,7 @@ import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.contract.ChildJvm;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabase;
@@ -37,7 +37,7 @@ class LeaseClockTest {
     void leaseIsCountedInDatabaseTime(DataSource dataSource) throws Exception {
         LockKey key = new LockKey("clock", "lease");
         Duration lease = Duration.ofMillis(7_250);
-        BizLockDao dao = LockFixture.dao(dataSource);
+        LeaseDao dao = LockFixture.dao(dataSource);
         try (LockManager manager = LockFixture.manager(dataSource).build()) {
             LocalDateTime before = dao.databaseTime();
             LockHandle handle = manager.tryAcquire(key, LockMode.LEASE, Duration.ZERO, lease)
@@ -56,7 +56,7 @@ class LeaseClockTest {
         // The child JVM runs at UTC+14; had the engine used the application's local clock for acquired_at/expire_at,
         // the row would be 14 hours off the database's UTC clock, and the lease 14 hours long or already over.
         LockKey key = new LockKey("clock", "zone");
-        BizLockDao dao = LockFixture.dao(database.dataSource());
+        LeaseDao dao = LockFixture.dao(database.dataSource());
         try (LockManager other = LockFixture.manager(database.dataSource()).build();
                 ChildJvm child = ChildJvm.start(
                         database,
@@ -90,8 +90,8 @@ class LeaseClockTest {
                         config -> config.setConnectionInitSql("SET @@timestamp = UNIX_TIMESTAMP() + 3600"));
                 LockManager holder = LockFixture.manager(normal).build();
                 LockManager skewed = LockFixture.manager(ahead).build()) {
-            BizLockDao normalDao = LockFixture.dao(normal);
-            BizLockDao aheadDao = LockFixture.dao(ahead);
+            LeaseDao normalDao = LockFixture.dao(normal);
+            LeaseDao aheadDao = LockFixture.dao(ahead);
             assertThat(Duration.between(normalDao.databaseTime(), aheadDao.databaseTime()))
                     .as("the skewed session's clock")
                     .isBetween(Duration.ofMinutes(59), Duration.ofMinutes(61));

@@ -7,7 +7,7 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.contract.ChildJvm;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabase;
@@ -33,7 +33,7 @@ class LeaseCrashTest {
     void killedHolderIsTakenOverAfterItsLeaseAndNotBefore(TestDatabase database) throws Exception {
         LockFixture.createSchema(database.dataSource());
         LockKey key = new LockKey("crash", "1");
-        BizLockDao dao = LockFixture.dao(database.dataSource());
+        LeaseDao dao = LockFixture.dao(database.dataSource());
         try (LockManager survivor = LockFixture.manager(database.dataSource()).build();
                 ChildJvm child = ChildJvm.start(
                         database,

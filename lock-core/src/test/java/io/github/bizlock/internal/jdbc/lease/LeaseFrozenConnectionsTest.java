@@ -11,7 +11,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockReleaseException;
 import io.github.bizlock.ProxiedLockPool;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -61,7 +61,7 @@ class LeaseFrozenConnectionsTest {
 
     @Test
     void aLockTakenAfterThePoolsConnectionsFreezeStaysHeldForThreeLeases(TestDatabase database) throws Exception {
-        BizLockDao direct = LockFixture.dao(database.dataSource());
+        LeaseDao direct = LockFixture.dao(database.dataSource());
         Renewals renewals = new Renewals();
         List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
         try (FreezingProxy network = new FreezingProxy(database.jdbcUrl());
@@ -119,7 +119,7 @@ class LeaseFrozenConnectionsTest {
 
     @Test
     void releasesStuckOnFrozenConnectionsNeitherPileUpThreadsNorKeepThePool(TestDatabase database) throws Exception {
-        BizLockDao direct = LockFixture.dao(database.dataSource());
+        LeaseDao direct = LockFixture.dao(database.dataSource());
         int holders = 8;
         ExecutorService threads = Executors.newFixedThreadPool(holders);
         try (FreezingProxy network = new FreezingProxy(database.jdbcUrl());

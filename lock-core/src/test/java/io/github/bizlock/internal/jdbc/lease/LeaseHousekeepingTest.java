@@ -10,7 +10,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
@@ -49,7 +49,7 @@ class LeaseHousekeepingTest {
     @Test
     void purgesOnlyRowsFreeForLongerThanTheRetentionAndTokensSurviveThePurge(DataSource dataSource) throws Exception {
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-        BizLockDao dao = LockFixture.dao(dataSource);
+        LeaseDao dao = LockFixture.dao(dataSource);
         LockKey freeOld = new LockKey("hk", "free-old");
         LockKey freeRecent = new LockKey("hk", "free-recent");
         LockKey heldOld = new LockKey("hk", "held-old");
@@ -110,7 +110,7 @@ class LeaseHousekeepingTest {
     @Test
     void onlyOneHousekeeperRunsAtATime(DataSource dataSource) throws Exception {
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-        BizLockDao dao = LockFixture.dao(dataSource);
+        LeaseDao dao = LockFixture.dao(dataSource);
         try (LockManager first = LockFixture.manager(dataSource).build();
                 LockManager second = LockFixture.manager(dataSource).build()) {
             LockKey key = new LockKey("hk-one", "1");

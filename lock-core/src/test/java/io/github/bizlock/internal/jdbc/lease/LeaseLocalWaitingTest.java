@@ -8,7 +8,7 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -61,7 +61,7 @@ class LeaseLocalWaitingTest {
     @Test
     void reEntryCostsNoRoundTrip(DataSource dataSource) throws Exception {
         AtomicInteger statements = new AtomicInteger();
-        BizLockDao dao = LockFixture.dao(CountingDataSource.counting(dataSource, sql -> true, statements));
+        LeaseDao dao = LockFixture.dao(CountingDataSource.counting(dataSource, sql -> true, statements));
         LockKey key = new LockKey("reentry", "1");
         try (LockManager manager =
                 LockFixture.manager(dao, InstanceId.generate()).build()) {
@@ -89,7 +89,7 @@ class LeaseLocalWaitingTest {
     @Test
     void aFixedLeaseIsNeverHandedOver(DataSource dataSource) throws Exception {
         AtomicInteger handOffs = new AtomicInteger();
-        BizLockDao dao = LockFixture.dao(dataSource);
+        LeaseDao dao = LockFixture.dao(dataSource);
         Duration lease = Duration.ofSeconds(7);
         try (LockManager manager = LockFixture.manager(dao, InstanceId.generate())
                 .fair(true)
@@ -122,7 +122,7 @@ class LeaseLocalWaitingTest {
      * waits, so its grant may be handed over. Returns the lease row as each saw it while holding the lock.
      */
     private static List<LockRow> twoWaitersInTurn(
-            LockManager manager, BizLockDao dao, LockKey key, Duration firstLease, Duration secondLease)
+            LockManager manager, LeaseDao dao, LockKey key, Duration firstLease, Duration secondLease)
             throws Exception {
         LockHandle holder =
                 manager.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null).orElseThrow();
@@ -159,8 +159,7 @@ class LeaseLocalWaitingTest {
     /** Eight threads take the lock 25 times each; returns the lock-table writes that cost. */
     private static int takeTurns(DataSource dataSource, int localHandoffs) throws Exception {
         AtomicInteger writes = new AtomicInteger();
-        BizLockDao dao =
-                LockFixture.dao(CountingDataSource.counting(dataSource, CountingDataSource.LOCK_WRITES, writes));
+        LeaseDao dao = LockFixture.dao(CountingDataSource.counting(dataSource, CountingDataSource.LOCK_WRITES, writes));
         LockKey key = new LockKey("local" + localHandoffs, "1");
         try (LockManager manager = LockFixture.manager(dao, InstanceId.generate())
                 .localHandoffs(localHandoffs)

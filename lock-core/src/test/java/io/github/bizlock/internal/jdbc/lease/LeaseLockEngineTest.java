@@ -10,7 +10,7 @@ import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -42,7 +42,7 @@ class LeaseLockEngineTest {
     @Test
     void theRowOfAGrantNamesTheEngineOwner(DataSource dataSource) throws Exception {
         String owner = InstanceId.generate();
-        BizLockDao dao = LockFixture.dao(dataSource);
+        LeaseDao dao = LockFixture.dao(dataSource);
         LeaseLockEngine engine = new LeaseLockEngine(dao, owner, Backoff.DEFAULT);
         LockKey key = new LockKey("engine", "owner");
 
@@ -123,7 +123,7 @@ class LeaseLockEngineTest {
 
     @Test
     void aGrantTakenOverByALaterAcquisitionOfTheSameInstanceIsToldSo(DataSource dataSource) throws Exception {
-        BizLockDao dao = LockFixture.dao(dataSource);
+        LeaseDao dao = LockFixture.dao(dataSource);
         LeaseLockEngine engine = new LeaseLockEngine(dao, InstanceId.generate(), Backoff.DEFAULT);
         LockKey key = new LockKey("engine", "same-owner");
         Grant stale = acquireNow(engine, key);
@@ -162,7 +162,7 @@ class LeaseLockEngineTest {
 
     @Test
     void aGrantFreedByAForceReleaseIsToldSomeoneElseFreedIt(DataSource dataSource) throws Exception {
-        BizLockDao dao = LockFixture.dao(dataSource);
+        LeaseDao dao = LockFixture.dao(dataSource);
         LeaseLockEngine engine = new LeaseLockEngine(dao, InstanceId.generate(), Backoff.DEFAULT);
         LockKey key = new LockKey("engine", "forced");
         Grant grant = acquireNow(engine, key);

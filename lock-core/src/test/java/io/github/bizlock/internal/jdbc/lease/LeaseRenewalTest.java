@@ -8,7 +8,7 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -44,7 +44,7 @@ class LeaseRenewalTest {
     @Test
     @Tag("slow")
     void watchdogKeepsAFiveSecondLeaseForTwelveSeconds(DataSource dataSource) throws Exception {
-        BizLockDao dao = LockFixture.dao(dataSource);
+        LeaseDao dao = LockFixture.dao(dataSource);
         try (LockManager holder =
                         LockFixture.manager(dataSource).watchdogLease(LEASE).build();
                 LockManager other = LockFixture.manager(dataSource).build()) {

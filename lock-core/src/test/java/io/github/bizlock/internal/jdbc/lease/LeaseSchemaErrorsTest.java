@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -22,7 +22,7 @@ class LeaseSchemaErrorsTest {
 
     @Test
     void missingTableFailsWithTheDdlToRun(DataSource dataSource) throws Exception {
-        BizLockDao dao = new BizLockDao(
+        LeaseDao dao = new LeaseDao(
                 dataSource,
                 new DataSourceTransactionManager(dataSource),
                 Dialects.detect(dataSource, "no_such_lock"),
@@ -43,7 +43,7 @@ class LeaseSchemaErrorsTest {
 
     @Test
     void unsafeTableNameIsRefused(DataSource dataSource) {
-        assertThatThrownBy(() -> new BizLockDao(
+        assertThatThrownBy(() -> new LeaseDao(
                         dataSource,
                         new DataSourceTransactionManager(dataSource),
                         Dialects.detect(dataSource, "biz_lock"),

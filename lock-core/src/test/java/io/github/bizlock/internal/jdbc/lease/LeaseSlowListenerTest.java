@@ -11,7 +11,7 @@ import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -47,7 +47,7 @@ class LeaseSlowListenerTest {
     void aBlockedListenerStopsNoRenewal(DataSource dataSource) throws Exception {
         LockKey lostKey = new LockKey("slow-listener", "lost");
         LockKey keptKey = new LockKey("slow-listener", "kept");
-        BizLockDao dao = LockFixture.dao(dataSource);
+        LeaseDao dao = LockFixture.dao(dataSource);
         CountDownLatch listening = new CountDownLatch(1);
         CountDownLatch proceed = new CountDownLatch(1);
         List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
@@ -106,7 +106,7 @@ class LeaseSlowListenerTest {
 
     @Test
     void interruptStaysImmediateWhileAListenerBlocks(DataSource dataSource) throws Exception {
-        BizLockDao dao = LockFixture.dao(dataSource);
+        LeaseDao dao = LockFixture.dao(dataSource);
         CountDownLatch listening = new CountDownLatch(1);
         CountDownLatch proceed = new CountDownLatch(1);
         ExecutorService holders = Executors.newSingleThreadExecutor();
@@ -162,7 +162,7 @@ class LeaseSlowListenerTest {
     @Test
     @Tag("slow")
     void closeGivesQueuedNotificationsABoundedTime(DataSource dataSource) throws Exception {
-        BizLockDao dao = LockFixture.dao(dataSource);
+        LeaseDao dao = LockFixture.dao(dataSource);
         CountDownLatch listening = new CountDownLatch(1);
         List<String> told = new CopyOnWriteArrayList<>();
         List<Boolean> interrupted = new CopyOnWriteArrayList<>();

@@ -11,7 +11,7 @@ import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -40,7 +40,7 @@ class LeaseStaleHolderTest {
     @Test
     void watchdogNoticesTheTakeoverAndTheStaleUnlockLeavesTheNewHolderAlone(DataSource dataSource) throws Exception {
         LockKey key = new LockKey("stale", "watchdog");
-        BizLockDao dao = LockFixture.dao(dataSource);
+        LeaseDao dao = LockFixture.dao(dataSource);
         List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
         try (LockManager stale = LockFixture.manager(dataSource)
                         .watchdogLease(Duration.ofSeconds(2))
@@ -97,7 +97,7 @@ class LeaseStaleHolderTest {
     @Test
     void fixedLeaseHolderLearnsAtUnlock(DataSource dataSource) throws Exception {
         LockKey key = new LockKey("stale", "fixed");
-        BizLockDao dao = LockFixture.dao(dataSource);
+        LeaseDao dao = LockFixture.dao(dataSource);
         List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
         try (LockManager stale = LockFixture.manager(dataSource).build();
                 LockManager next = LockFixture.manager(dataSource).build()) {

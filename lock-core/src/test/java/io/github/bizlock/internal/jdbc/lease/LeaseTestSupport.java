@@ -4,7 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.test.TestDatabase;
 import java.util.function.Consumer;
@@ -16,7 +16,7 @@ final class LeaseTestSupport {
 
     private LeaseTestSupport() {}
 
-    static LockRow row(BizLockDao dao, LockKey key) {
+    static LockRow row(LeaseDao dao, LockKey key) {
         return dao.find(key).orElseThrow(() -> new AssertionError("No lease row for " + key));
     }
 
@@ -46,7 +46,7 @@ final class LeaseTestSupport {
         return new HikariDataSource(config);
     }
 
-    static BizLockDao dao(DataSource dataSource) {
+    static LeaseDao dao(DataSource dataSource) {
         return LockFixture.dao(dataSource);
     }
 }

@@ -12,7 +12,7 @@ import io.github.bizlock.LockReleaseException;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.SwitchableDataSource;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class LeaseUnreachableReleaseTest {
 
     private SwitchableDataSource network;
-    private BizLockDao direct;
+    private LeaseDao direct;
 
     @BeforeAll
     static void createSchema(DataSource dataSource) {

@@ -13,7 +13,7 @@ import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -40,7 +40,7 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 class NamedLockEngineStepsTest extends SessionEngineFixture<SessionLockEngine> {
 
     @Override
-    protected SessionLockEngine engine(BizLockDao dao, DataSource sessions, String owner) {
+    protected SessionLockEngine engine(LeaseDao dao, DataSource sessions, String owner) {
         return SessionLockEngine.named(dao, sessions, 2, owner);
     }
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.sql.Connection;
@@ -22,7 +22,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class NamedLockEngineTest extends AbstractSessionEngineTest {
 
     @Override
-    protected SessionLockEngine engine(BizLockDao dao, DataSource sessions, String owner) {
+    protected SessionLockEngine engine(LeaseDao dao, DataSource sessions, String owner) {
         return SessionLockEngine.named(dao, sessions, 2, owner);
     }
 

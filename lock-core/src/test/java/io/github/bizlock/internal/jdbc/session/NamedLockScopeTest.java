@@ -7,7 +7,7 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabase;
@@ -69,7 +69,7 @@ class NamedLockScopeTest {
      */
     @Test
     void withASecretAGuessedKeysNameIsFreeWhileItsLockIsHeld(DataSource dataSource) throws Exception {
-        BizLockDao dao = LockFixture.dao(dataSource);
+        LeaseDao dao = LockFixture.dao(dataSource);
         DataSource sessions = SessionLocks.dedicated(dataSource);
         SessionLockEngine unkeyed = SessionLockEngine.named(dao, sessions, 2, "guess");
         try (LockManager keyed = withSecret(dao, sessions, "s3cret");
@@ -89,7 +89,7 @@ class NamedLockScopeTest {
         }
     }
 
-    private static LockManager withSecret(BizLockDao dao, DataSource sessions, String secret) {
+    private static LockManager withSecret(LeaseDao dao, DataSource sessions, String secret) {
         String owner = InstanceId.generate();
         return LockFixture.manager(dao, owner)
                 .engine(SessionLockEngine.named(dao, sessions, 2, owner, Duration.ofSeconds(1), secret))

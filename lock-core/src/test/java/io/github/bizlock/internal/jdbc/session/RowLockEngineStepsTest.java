@@ -10,7 +10,7 @@ import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -41,7 +41,7 @@ class RowLockEngineStepsTest extends SessionEngineFixture<SessionLockEngine> {
     private static final Duration CEILING = Duration.ofSeconds(5);
 
     @Override
-    protected SessionLockEngine engine(BizLockDao dao, DataSource sessions, String owner) {
+    protected SessionLockEngine engine(LeaseDao dao, DataSource sessions, String owner) {
         return SessionLockEngine.row(dao, sessions, 2, owner);
     }
 
@@ -123,7 +123,7 @@ class RowLockEngineStepsTest extends SessionEngineFixture<SessionLockEngine> {
     void aWaitTheMySqlWaySetsTheSessionsLockWaitTimeoutWhenItChangesOnly() throws Exception {
         // MySQL's row lock waits for the session's innodb_lock_wait_timeout, set before the statement; MariaDB
         // understands the same statements, so the engine's MySQL path runs here whatever the server.
-        BizLockDao mySql = new BizLockDao(
+        LeaseDao mySql = new LeaseDao(
                 database.dataSource(),
                 new DataSourceTransactionManager(database.dataSource()),
                 RowSqlTest.mySqlDialect(),

@@ -3,7 +3,7 @@ package io.github.bizlock.internal.jdbc.session;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bizlock.internal.engine.Grant;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import javax.sql.DataSource;
@@ -14,7 +14,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class RowLockEngineTest extends AbstractSessionEngineTest {
 
     @Override
-    protected SessionLockEngine engine(BizLockDao dao, DataSource sessions, String owner) {
+    protected SessionLockEngine engine(LeaseDao dao, DataSource sessions, String owner) {
         return SessionLockEngine.row(dao, sessions, 2, owner);
     }
 

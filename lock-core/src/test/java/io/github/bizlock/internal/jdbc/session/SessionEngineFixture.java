@@ -3,7 +3,7 @@ package io.github.bizlock.internal.jdbc.session;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
@@ -35,7 +35,7 @@ public abstract class SessionEngineFixture<E extends SessionLockEngine> {
     /** Plain connections to the test database, for the test's own statements. */
     protected DataSource plain;
 
-    protected BizLockDao dao;
+    protected LeaseDao dao;
     protected SessionConnections aSessions;
     protected SessionConnections bSessions;
     protected E a;
@@ -62,7 +62,7 @@ public abstract class SessionEngineFixture<E extends SessionLockEngine> {
     }
 
     /** An engine of the mode under test, holding at most two sessions from {@code sessions}. */
-    protected abstract E engine(BizLockDao dao, DataSource sessions, String owner);
+    protected abstract E engine(LeaseDao dao, DataSource sessions, String owner);
 
     @BeforeAll
     static void createSchema(DataSource dataSource) {

@@ -7,7 +7,7 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -51,7 +51,7 @@ class SessionHousekeepingTest {
     @Test
     void purgesUnusedTokenAndLockRowsSkipsHeldOnesAndTokensKeepRising(TestDatabase database) throws Exception {
         JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
-        BizLockDao dao = LockFixture.dao(database.dataSource());
+        LeaseDao dao = LockFixture.dao(database.dataSource());
         // A name per mode: each lock name is bound to one mode.
         LockKey rowKey = new LockKey("hk-row", "row");
         LockKey namedKey = new LockKey("hk-named", "named");

@@ -11,7 +11,7 @@ import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.dialect.GaleraDialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.test.TestDatabase;
@@ -49,7 +49,7 @@ class SessionLockEngineTest {
     private static final LockKey KEY = new LockKey("order", "42");
     private static final Duration LEASE = Duration.ofSeconds(3);
 
-    private BizLockDao dao;
+    private LeaseDao dao;
     private OpenedConnections plain;
     private ScriptedSteps steps;
     private SessionLockEngine engine;
@@ -63,7 +63,7 @@ class SessionLockEngineTest {
         engine = engine(dao, Duration.ofSeconds(1));
     }
 
-    private SessionLockEngine engine(BizLockDao dao, Duration heartbeat) {
+    private SessionLockEngine engine(LeaseDao dao, Duration heartbeat) {
         return new SessionLockEngine(dao, plain, 2, "owner", heartbeat, steps);
     }
 
@@ -432,7 +432,7 @@ class SessionLockEngineTest {
 
     @Test
     void onAClusterWhereEveryNodeTakesWritesAnAcquisitionIsRefusedBeforeItBorrowsASession(TestDatabase database) {
-        BizLockDao galera = new BizLockDao(
+        LeaseDao galera = new LeaseDao(
                 database.dataSource(),
                 new DataSourceTransactionManager(database.dataSource()),
                 GaleraDialects.mariaDbNode(TableName.DEFAULT),

@@ -5,7 +5,7 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.internal.engine.LockEngine;
-import io.github.bizlock.internal.jdbc.BizLockDao;
+import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -38,13 +38,13 @@ public final class SessionLocks implements AutoCloseable {
         return open(mode, LockFixture.dao(app), new DriverManagerDataSource(url, user, password), 8);
     }
 
-    public static SessionLocks open(LockMode mode, BizLockDao dao, DataSource sessions, int maxSessions) {
+    public static SessionLocks open(LockMode mode, LeaseDao dao, DataSource sessions, int maxSessions) {
         return open(mode, dao, sessions, maxSessions, HEARTBEAT_LEASE);
     }
 
     /** With the given watchdog lease instead of the tests' short {@link #HEARTBEAT_LEASE}. */
     public static SessionLocks open(
-            LockMode mode, BizLockDao dao, DataSource sessions, int maxSessions, Duration watchdogLease) {
+            LockMode mode, LeaseDao dao, DataSource sessions, int maxSessions, Duration watchdogLease) {
         String owner = InstanceId.generate();
         LockEngine engine = engine(mode, dao, sessions, maxSessions, owner);
         LockManager manager = LockManager.builder(owner)
@@ -57,14 +57,13 @@ public final class SessionLocks implements AutoCloseable {
 
     /** A lock manager builder with the mode's engine, holding sessions from the given data source. */
     public static LockManager.Builder builder(
-            LockMode mode, BizLockDao dao, DataSource sessions, int maxSessions, String owner) {
+            LockMode mode, LeaseDao dao, DataSource sessions, int maxSessions, String owner) {
         return LockManager.builder(owner)
                 .engine(engine(mode, dao, sessions, maxSessions, owner))
                 .modeBindings(dao.modes());
     }
 
-    private static LockEngine engine(
-            LockMode mode, BizLockDao dao, DataSource sessions, int maxSessions, String owner) {
+    private static LockEngine engine(LockMode mode, LeaseDao dao, DataSource sessions, int maxSessions, String owner) {
         return switch (mode) {
             case NAMED -> SessionLockEngine.named(dao, sessions, maxSessions, owner);
             case ROW -> SessionLockEngine.row(dao, sessions, maxSessions, owner);

@@ -15,7 +15,7 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.contract.StatementCounter;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.BizLockDao.HeldToken;
+import io.github.bizlock.internal.jdbc.LeaseDao.HeldToken;
 import io.github.bizlock.internal.jdbc.dialect.ClusterTopology;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
@@ -48,13 +48,13 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 /** The LEASE table's DAO on its own, against the test database: what each of its statements does to the rows. */
 @ExtendWith(io.github.bizlock.test.TestDatabaseExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class BizLockDaoTest {
+class LeaseDaoTest {
 
     private static final Duration LEASE = Duration.ofSeconds(30);
 
     private final AtomicInteger names = new AtomicInteger();
     private DataSource dataSource;
-    private BizLockDao dao;
+    private LeaseDao dao;
 
     @BeforeAll
     void createSchema(DataSource dataSource) {
@@ -114,7 +114,7 @@ class BizLockDaoTest {
 
     @Test
     void aNewLockWithoutTheTokenFloorRowFailsSayingHowToRestoreIt() {
-        BizLockDao floorless = daoOnNewTables("floorless_lock");
+        LeaseDao floorless = daoOnNewTables("floorless_lock");
         new JdbcTemplate(dataSource).update("DELETE FROM floorless_lock_token_floor");
 
         assertThatIllegalStateException()
@@ -127,7 +127,7 @@ class BizLockDaoTest {
     @Test
     void renewingNoLocksSendsNothingAndLosesNothing(TestDatabase database) {
         try (HikariDataSource counted = pool(database, StatementCounter.URL_PARAMETER, config -> {})) {
-            BizLockDao countedDao = LockFixture.dao(counted);
+            LeaseDao countedDao = LockFixture.dao(counted);
             StatementCounter.countMatching(sql -> sql.contains(TableName.DEFAULT));
 
             assertThat(countedDao.renew("owner-a", LEASE, List.of(), inTenSeconds()))
@@ -139,7 +139,7 @@ class BizLockDaoTest {
     @Test
     void renewingLocksAllStillHeldIsOneStatementAndAskingWhichAreHeldOnlyFollowsALoss(TestDatabase database) {
         try (HikariDataSource counted = pool(database, StatementCounter.URL_PARAMETER, config -> {})) {
-            BizLockDao countedDao = LockFixture.dao(counted);
+            LeaseDao countedDao = LockFixture.dao(counted);
             LockKey kept = newKey();
             LockKey lost = newKey();
             List<HeldToken> held = List.of(
@@ -189,7 +189,7 @@ class BizLockDaoTest {
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
         jdbc.update(insert.toString());
         try (HikariDataSource counted = pool(database, StatementCounter.URL_PARAMETER, config -> {})) {
-            BizLockDao countedDao = LockFixture.dao(counted);
+            LeaseDao countedDao = LockFixture.dao(counted);
             StatementCounter.countMatching(sql -> sql.contains(TableName.DEFAULT));
 
             assertThat(countedDao.releaseAll(owner, locks)).isEqualTo(199);
@@ -213,7 +213,7 @@ class BizLockDaoTest {
 
     @Test
     void findHeldListsTheLocksHeldNowOldestFirstUpToTheLimit() {
-        BizLockDao own = daoOnNewTables("held_lock");
+        LeaseDao own = daoOnNewTables("held_lock");
         LockKey first = newKey();
         LockKey freed = newKey();
         LockKey last = newKey();
@@ -235,7 +235,7 @@ class BizLockDaoTest {
     @Test
     void readsOfWhetherALockIsHeldWaitForTheClusterOnlyOnAGaleraNode(TestDatabase database) {
         try (HikariDataSource counted = pool(database, StatementCounter.URL_PARAMETER, config -> {})) {
-            BizLockDao countedDao = LockFixture.dao(counted);
+            LeaseDao countedDao = LockFixture.dao(counted);
             StatementCounter.countMatching(sql -> sql.contains("wsrep_sync_wait"));
 
             countedDao.find(newKey());
@@ -250,7 +250,7 @@ class BizLockDaoTest {
     void onAGaleraNodeReadsOfWhetherALockIsHeldWaitForEveryWriteOfTheCluster(TestDatabase database) {
         assumeTrue(TestDatabases.server().isMariaDb(), "wsrep_sync_wait is a MariaDB setting");
         try (HikariDataSource counted = pool(database, StatementCounter.URL_PARAMETER, config -> {})) {
-            BizLockDao galera = new BizLockDao(
+            LeaseDao galera = new LeaseDao(
                     counted,
                     new DataSourceTransactionManager(counted),
                     GaleraDialects.mariaDbNode(TableName.DEFAULT),
@@ -275,14 +275,14 @@ class BizLockDaoTest {
         LockKey key = newKey();
         long token = dao.tryAcquire(key, "owner-a", LEASE, 1, deadline()).orElseThrow();
         assertThat(dao.release(key, "owner-a", token)).isTrue();
-        Logger logger = (Logger) LoggerFactory.getLogger(BizLockDao.class);
+        Logger logger = (Logger) LoggerFactory.getLogger(LeaseDao.class);
         ListAppender<ILoggingEvent> logged = new ListAppender<>();
         logged.start();
         logger.addAppender(logged);
         try (HikariDataSource noWait =
                         pool(database, "", config -> config.setConnectionInitSql("SET innodb_lock_wait_timeout = 0"));
                 Connection other = dataSource.getConnection()) {
-            BizLockDao refused = LockFixture.dao(noWait);
+            LeaseDao refused = LockFixture.dao(noWait);
             other.setAutoCommit(false);
             try (PreparedStatement lock = other.prepareStatement(
                     "SELECT owner_id FROM biz_lock WHERE biz_type = ? AND biz_id = ? LOCK IN SHARE MODE")) {
@@ -328,7 +328,7 @@ class BizLockDaoTest {
         DataSourceTransactionManager transactions = new DataSourceTransactionManager(dataSource);
 
         assertThatIllegalStateException()
-                .isThrownBy(() -> new BizLockDao(dataSource, transactions, readOnly, TableName.DEFAULT))
+                .isThrownBy(() -> new LeaseDao(dataSource, transactions, readOnly, TableName.DEFAULT))
                 .withMessageContaining("takes no writes (read_only=ON)");
     }
 
@@ -338,7 +338,7 @@ class BizLockDaoTest {
      */
     @Test
     void aModeBindingMissingRightAfterItsWriteFailsNamingTheTable() {
-        BizLockDao own = daoOnNewTables("moved_lock");
+        LeaseDao own = daoOnNewTables("moved_lock");
         new JdbcTemplate(dataSource)
                 .execute("CREATE TRIGGER moved_lock_mode_elsewhere BEFORE INSERT ON moved_lock_mode FOR EACH ROW"
                         + " SET NEW.biz_type = CONCAT(NEW.biz_type, '-elsewhere')");
@@ -356,9 +356,9 @@ class BizLockDaoTest {
         return System.nanoTime() + Duration.ofSeconds(10).toNanos();
     }
 
-    private BizLockDao dao(String table) {
+    private LeaseDao dao(String table) {
         Dialect dialect = Dialects.detect(dataSource, table);
-        return new BizLockDao(dataSource, new DataSourceTransactionManager(dataSource), dialect, table);
+        return new LeaseDao(dataSource, new DataSourceTransactionManager(dataSource), dialect, table);
     }
 
     /** The dialect of the test server, as if it were a deployment of {@code topology}. */
@@ -371,7 +371,7 @@ class BizLockDaoTest {
     }
 
     /** A DAO on a set of lock tables of its own, created from the migrations like the default ones. */
-    private BizLockDao daoOnNewTables(String table) {
+    private LeaseDao daoOnNewTables(String table) {
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
         Arrays.stream(LockSchema.ddl(table).replaceAll("(?m)^--.*$", "").split(";"))
                 .map(String::strip)

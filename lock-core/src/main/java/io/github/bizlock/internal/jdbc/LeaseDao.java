@@ -36,7 +36,7 @@ import org.springframework.transaction.PlatformTransactionManager;
  * plumbing, so that the one object the auto-configuration registers reaches them all: {@link #tokens()},
  * {@link #modes()}, {@link #schema()} and {@link #housekeeping()}.
  */
-public final class BizLockDao {
+public final class LeaseDao {
 
     /** Locks named in one release-all statement, as in one renewal batch. */
     private static final int MAX_KEYS_PER_STATEMENT = 100;
@@ -55,7 +55,7 @@ public final class BizLockDao {
     private final Refusals refusals = new Refusals();
 
     /** With every statement on {@code dataSource}: lock writes borrow from its pool. */
-    public BizLockDao(
+    public LeaseDao(
             DataSource dataSource, PlatformTransactionManager transactionManager, Dialect dialect, String table) {
         this(dataSource, dataSource, transactionManager, dialect, table);
     }
@@ -67,7 +67,7 @@ public final class BizLockDao {
      *     the lock DataSource's settings, so that an application holding all its connections cannot starve them
      * @param transactionManager for housekeeping's transactions on {@code dataSource}
      */
-    public BizLockDao(
+    public LeaseDao(
             DataSource dataSource,
             DataSource lockConnections,
             PlatformTransactionManager transactionManager,
@@ -344,7 +344,7 @@ public final class BizLockDao {
     /** Logs acquisitions the database refused for now, at most once every 10 s, so a node out of its cluster shows. */
     private static final class Refusals {
 
-        private static final Logger log = LoggerFactory.getLogger(BizLockDao.class);
+        private static final Logger log = LoggerFactory.getLogger(LeaseDao.class);
         private static final long EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
         private final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - EVERY_NANOS);
