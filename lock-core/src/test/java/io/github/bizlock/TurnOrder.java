@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,6 +24,22 @@ public final class TurnOrder {
      */
     public static List<Integer> afterReleasingAndAskingAgain(LockTemplate locks, String name, String key, int waiters)
             throws Exception {
+        return afterReleasing(locks, name, key, waiters, LockOptions.defaults().waitTime(Duration.ofSeconds(60)));
+    }
+
+    /**
+     * As {@link #afterReleasingAndAskingAgain}, but the caller asks again without waiting: one attempt, which a fair lock
+     * refuses while others wait.
+     *
+     * @return the number of the thread of each hold after the release, the caller's being 0 if it got the lock
+     */
+    public static List<Integer> afterReleasingAndTryingOnce(LockTemplate locks, String name, String key, int waiters)
+            throws Exception {
+        return afterReleasing(locks, name, key, waiters, LockOptions.defaults().waitTime(Duration.ZERO));
+    }
+
+    private static List<Integer> afterReleasing(
+            LockTemplate locks, String name, String key, int waiters, LockOptions again) throws Exception {
         List<Integer> order = Collections.synchronizedList(new ArrayList<>());
         List<Thread> workers = new ArrayList<>();
         LockOptions patiently = LockOptions.defaults().waitTime(Duration.ofSeconds(60));
@@ -48,13 +65,22 @@ public final class TurnOrder {
         } finally {
             first.unlock();
         }
-        try (LockHandle ignored = locks.acquire(name, key, patiently)) {
+        Optional<LockHandle> mine = locks.tryAcquire(name, key, again);
+        if (mine.isPresent()) {
             order.add(0);
+            mine.get().unlock();
         }
         for (Thread worker : workers) {
             worker.join(TimeUnit.SECONDS.toMillis(60));
         }
         return List.copyOf(order);
+    }
+
+    /** The fair order when the caller does not wait: the queued threads in the order they asked, without the caller. */
+    public static List<Integer> queuedOnly(int waiters) {
+        List<Integer> order = queuedFirst(waiters);
+        order.remove(order.size() - 1);
+        return order;
     }
 
     /** The fair order: the queued threads in the order they asked, then the caller. */

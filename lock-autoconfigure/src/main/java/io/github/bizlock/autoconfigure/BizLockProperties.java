@@ -52,7 +52,7 @@ public class BizLockProperties {
     private Duration shutdownGracePeriod = Duration.ofSeconds(10);
 
     /** Whether threads of one instance get a contended lock in the order they asked for it. */
-    private boolean fair = false;
+    private boolean fair = true;
 
     /**
      * How often a lock may pass straight from one thread of this instance to another that waits for it, without a

@@ -24,7 +24,7 @@ class BizLockPropertiesValuesTest {
         assertThat(properties.getWaitTime()).isZero();
         assertThat(properties.getLeaseTime()).isNull();
         assertThat(properties.getWatchdogLease()).isEqualTo(Duration.ofSeconds(30));
-        assertThat(properties.isFair()).isFalse();
+        assertThat(properties.isFair()).isTrue();
         assertThat(properties.getLocalHandoffs()).isEqualTo(16);
         assertThat(properties.getInstanceId()).isNull();
         assertThat(properties.getTableName()).isEqualTo("biz_lock");
@@ -56,7 +56,7 @@ class BizLockPropertiesValuesTest {
         properties.setWaitTime(Duration.ofSeconds(2));
         properties.setLeaseTime(Duration.ofMinutes(1));
         properties.setWatchdogLease(Duration.ofSeconds(10));
-        properties.setFair(true);
+        properties.setFair(false);
         properties.setLocalHandoffs(0);
         properties.setInstanceId("orders-1");
         properties.setTableName("app_lock");
@@ -78,7 +78,7 @@ class BizLockPropertiesValuesTest {
         assertThat(properties.getWaitTime()).isEqualTo(Duration.ofSeconds(2));
         assertThat(properties.getLeaseTime()).isEqualTo(Duration.ofMinutes(1));
         assertThat(properties.getWatchdogLease()).isEqualTo(Duration.ofSeconds(10));
-        assertThat(properties.isFair()).isTrue();
+        assertThat(properties.isFair()).isFalse();
         assertThat(properties.getLocalHandoffs()).isZero();
         assertThat(properties.getInstanceId()).isEqualTo("orders-1");
         assertThat(properties.getTableName()).isEqualTo("app_lock");

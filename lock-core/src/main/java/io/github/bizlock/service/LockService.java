@@ -90,7 +90,7 @@ public final class LockService implements AutoCloseable {
         private Duration waitTime = Duration.ZERO;
         private @Nullable Duration leaseTime;
         private Duration watchdogLease = LockManager.DEFAULT_WATCHDOG_LEASE;
-        private boolean fair;
+        private boolean fair = true;
         private int localHandoffs = LockManager.DEFAULT_LOCAL_HANDOFFS;
         private LockLostPolicy onLost = LockLostPolicy.LOG;
         private Backoff backoff = Backoff.DEFAULT;
@@ -149,7 +149,7 @@ public final class LockService implements AutoCloseable {
             return this;
         }
 
-        /** Whether threads of this process get a contended lock in the order they asked for it (default false). */
+        /** Whether threads of this process get a contended lock in the order they asked for it (default true). */
         public Builder fair(boolean fair) {
             this.fair = fair;
             return this;

@@ -22,11 +22,6 @@ final class GateLock {
         sync.acquire(1);
     }
 
-    /** Takes the lock if it is free now, even past waiting threads of a fair lock, as {@code ReentrantLock} does. */
-    boolean tryLock() {
-        return sync.tryTake(1, false);
-    }
-
     boolean tryLock(long timeout, TimeUnit unit) throws InterruptedException {
         return sync.tryAcquireNanos(1, unit.toNanos(timeout));
     }

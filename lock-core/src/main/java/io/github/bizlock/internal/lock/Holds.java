@@ -77,9 +77,8 @@ final class Holds {
                 entered = true;
                 return Optional.of(new DefaultLockHandle(this, fencingTokens, gate, hold));
             }
-            boolean locallyFree = wait.isZero()
-                    ? gate.local.tryLock()
-                    : gate.local.tryLock(remaining(deadline), TimeUnit.NANOSECONDS);
+            // A single attempt too is timed: a fair gate then does not let it pass the threads that wait.
+            boolean locallyFree = gate.local.tryLock(wait.isZero() ? 0 : remaining(deadline), TimeUnit.NANOSECONDS);
             if (!locallyFree) {
                 return Optional.empty();
             }

@@ -225,7 +225,7 @@ public final class LockManager implements AutoCloseable {
         private final Map<LockMode, LockEngine> engines = new EnumMap<>(LockMode.class);
         private @Nullable ModeBindingStore modeBindings;
         private Duration watchdogLease = DEFAULT_WATCHDOG_LEASE;
-        private boolean fair;
+        private boolean fair = true;
         private int localHandoffs = DEFAULT_LOCAL_HANDOFFS;
         private final List<LockObserver> observers = new ArrayList<>();
 
@@ -262,7 +262,10 @@ public final class LockManager implements AutoCloseable {
             return this;
         }
 
-        /** Whether threads of this process get a lock in the order they asked for it (default false). */
+        /**
+         * Whether threads of this process get a lock in the order they asked for it (default true); false lets a thread
+         * that comes while the lock is free pass the threads that wait, for a little more throughput.
+         */
         public Builder fair(boolean fair) {
             this.fair = fair;
             return this;

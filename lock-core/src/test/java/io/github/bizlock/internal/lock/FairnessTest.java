@@ -6,17 +6,25 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.TurnOrder;
 import io.github.bizlock.test.TestDatabaseExtension;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** {@code fair(true)}: threads of one process get a contended lock in the order they asked for it. */
+/**
+ * By default, threads of one process get a contended lock in the order they asked for it: the thread that releases it
+ * and asks again, running while the others are parked, never passes them.
+ */
 @ExtendWith(TestDatabaseExtension.class)
 class FairnessTest {
 
-    @Test
-    void aFairLockGoesToTheThreadsInTheOrderTheyAskedForIt(DataSource dataSource) throws Exception {
+    @BeforeAll
+    static void createSchema(DataSource dataSource) {
         LockFixture.createSchema(dataSource);
-        try (LockManager manager = LockFixture.manager(dataSource).fair(true).build()) {
+    }
+
+    @Test
+    void byDefaultALockGoesToTheThreadsInTheOrderTheyAskedForIt(DataSource dataSource) throws Exception {
+        try (LockManager manager = LockFixture.manager(dataSource).build()) {
             // Several times: an unfair lock lets the releasing thread take it straight back now and then (usually,
             // since it runs while the others are parked); a fair one never does.
             for (int round = 0; round < 5; round++) {
@@ -24,6 +32,18 @@ class FairnessTest {
                                 LockFixture.template(manager), "fair", "r" + round, 3))
                         .as("round %d", round)
                         .isEqualTo(TurnOrder.queuedFirst(3));
+            }
+        }
+    }
+
+    @Test
+    void aSingleAttemptDoesNotPassThreadsThatWait(DataSource dataSource) throws Exception {
+        try (LockManager manager = LockFixture.manager(dataSource).build()) {
+            for (int round = 0; round < 5; round++) {
+                assertThat(TurnOrder.afterReleasingAndTryingOnce(
+                                LockFixture.template(manager), "fair-once", "r" + round, 3))
+                        .as("round %d: the caller's attempt without waiting, made while 3 threads queue", round)
+                        .isEqualTo(TurnOrder.queuedOnly(3));
             }
         }
     }
