@@ -77,11 +77,11 @@ class BizLockSessionAutoConfigurationTest {
     void heldSessionsAreCheckedAsOftenAsTheHeartbeatSays() {
         Duration lease = Duration.ofSeconds(30);
         runner.run(context ->
-                assertThat(row(context).keepAliveInterval(lease)).as("default").isEqualTo(Duration.ofSeconds(1)));
+                assertThat(row(context).renewalInterval(lease)).as("default").isEqualTo(Duration.ofSeconds(1)));
         runner.withPropertyValues("bizlock.session.heartbeat=250ms").run(context -> {
-            assertThat(row(context).keepAliveInterval(lease)).isEqualTo(Duration.ofMillis(250));
-            assertThat(named(context).keepAliveInterval(lease)).isEqualTo(Duration.ofMillis(250));
-            assertThat(named(context).keepAliveInterval(Duration.ofMillis(600)))
+            assertThat(row(context).renewalInterval(lease)).isEqualTo(Duration.ofMillis(250));
+            assertThat(named(context).renewalInterval(lease)).isEqualTo(Duration.ofMillis(250));
+            assertThat(named(context).renewalInterval(Duration.ofMillis(600)))
                     .as("a third of a shorter lease")
                     .isEqualTo(Duration.ofMillis(200));
         });

@@ -31,7 +31,7 @@ public interface Grant {
     }
 
     /**
-     * How long the database keeps the lock unless it is kept alive; for session-held modes, how long a heartbeat may
+     * How long the database keeps the lock unless it is renewed; for session-held modes, how long a heartbeat may
      * be missing.
      */
     Duration lease();

@@ -7,7 +7,7 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Takes, keeps alive and releases locks in the database for one {@link LockMode}. Callers guarantee that at most one
+ * Takes, renews and releases locks in the database for one {@link LockMode}. Callers guarantee that at most one
  * thread per JVM works on a given key at a time, so engines need no locking of their own per key, with one exception:
  * a {@link #release} that the database did not answer in time goes on (and is retried) in the background, so it may
  * overlap a later acquisition of the same key. A release only ever frees its own grant's lock.
@@ -54,28 +54,28 @@ public interface LockEngine {
     /**
      * The fixed lease this engine grants a lock for when {@code requested} is asked for, or {@code null} if the lock
      * lasts until it is released: then the lock manager grants it the watchdog's lease and has the watchdog call
-     * {@link #keepAlive} every third of it. A lock held by a session (connection) has no fixed lease, since it lasts
-     * while its session does; for it, {@link #keepAlive} is a heartbeat, and a lock whose session died is reported
+     * {@link #renew} every third of it. A lock held by a session (connection) has no fixed lease, since it lasts
+     * while its session does; for it, {@link #renew} is a heartbeat, and a lock whose session died is reported
      * lost within one.
      *
-     * @param requested the fixed lease asked for, or {@code null} to have the watchdog keep the lock alive
+     * @param requested the fixed lease asked for, or {@code null} to have the watchdog renew the lock
      */
     default @Nullable Duration fixedLease(@Nullable Duration requested) {
         return requested;
     }
 
     /**
-     * How often the watchdog keeps a grant of this lease alive: a third of it, so two renewals may fail before it ends.
+     * How often the watchdog renews a grant of this lease: a third of it, so two renewals may fail before it ends.
      * An engine may check more often, so its holders learn of a loss sooner.
      */
-    default Duration keepAliveInterval(Duration lease) {
+    default Duration renewalInterval(Duration lease) {
         return lease.dividedBy(3);
     }
 
     /**
      * Takes the lock, waiting until {@code deadlineNanos} ({@link System#nanoTime()}) while it is held elsewhere.
      *
-     * @param lease how long the lock lasts unless it is kept alive
+     * @param lease how long the lock lasts unless it is renewed
      * @param tokens how many fencing tokens to reserve with the grant (at least 1): the holder's, and one for each
      *     holder this process may hand the lock to before it releases it; ignored by engines that issue tokens on
      *     demand
@@ -98,14 +98,14 @@ public interface LockEngine {
     }
 
     /**
-     * Keeps the given grants, all owned by this process, alive for another lease: a lease is extended by its lease
-     * time; a lock held by a session is checked (a heartbeat).
+     * Renews the given grants, all owned by this process, for another lease: a lease is extended by its lease time; a
+     * lock held by a session is checked (a heartbeat, the session engines' renewal).
      *
      * @return the grants that are no longer held, each with why (taken over, removed, its session ended or could not
-     *     be checked); the others were kept alive
+     *     be checked); the others were renewed
      * @throws org.springframework.dao.DataAccessException if the database could not be asked; nothing is known then
      */
-    Map<Grant, Loss> keepAlive(List<Grant> grants);
+    Map<Grant, Loss> renew(List<Grant> grants);
 
     /**
      * Releases the lock if this grant still holds it; never touches a later holder's lock.

@@ -55,7 +55,7 @@ final class HeldGrant {
             reserved(grant.fencingToken(), grant.tokens());
         }
         this.leaseNanos = grant.lease().toNanos();
-        this.renewalIntervalNanos = engine.keepAliveInterval(grant.lease()).toNanos();
+        this.renewalIntervalNanos = engine.renewalInterval(grant.lease()).toNanos();
         this.marginNanos = Math.min(leaseNanos / 10, MAX_SAFETY_MARGIN.toNanos());
         renewed(grant.sentNanos());
     }

@@ -183,7 +183,7 @@ final class Watchdog {
             long sent = System.nanoTime();
             Map<Grant, Loss> gone;
             try {
-                gone = engine.keepAlive(grants);
+                gone = engine.renew(grants);
             } catch (RuntimeException ex) {
                 log.warn(
                         "bizlock could not renew {} lease(s) of {} locks; retrying until their leases end: {}",

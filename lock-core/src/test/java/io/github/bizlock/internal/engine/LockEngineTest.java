@@ -57,7 +57,7 @@ class LockEngineTest {
         }
 
         @Override
-        public Map<Grant, Loss> keepAlive(List<Grant> grants) {
+        public Map<Grant, Loss> renew(List<Grant> grants) {
             return Map.of();
         }
 

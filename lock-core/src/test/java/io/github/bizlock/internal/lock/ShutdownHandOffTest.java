@@ -65,7 +65,7 @@ class ShutdownHandOffTest {
         }
 
         @Override
-        public Map<Grant, Loss> keepAlive(List<Grant> grants) {
+        public Map<Grant, Loss> renew(List<Grant> grants) {
             return Map.of();
         }
 

@@ -159,7 +159,7 @@ final class StubEngine implements LockEngine, AutoCloseable {
     }
 
     @Override
-    public Map<Grant, Loss> keepAlive(List<Grant> grants) {
+    public Map<Grant, Loss> renew(List<Grant> grants) {
         RuntimeException failure = keepAliveFailure;
         if (failure != null) {
             throw failure;

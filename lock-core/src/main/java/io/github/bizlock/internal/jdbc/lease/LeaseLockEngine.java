@@ -112,7 +112,7 @@ public final class LeaseLockEngine implements LockEngine, AutoCloseable {
      * Without it, the one renewer of this engine waited for the OS (~15 min), and every lease of the instance ended.
      */
     @Override
-    public Map<Grant, Loss> keepAlive(List<Grant> grants) {
+    public Map<Grant, Loss> renew(List<Grant> grants) {
         Map<Duration, List<Grant>> byLease = new LinkedHashMap<>();
         for (Grant grant : grants) {
             byLease.computeIfAbsent(grant.lease(), lease -> new ArrayList<>()).add(grant);
@@ -122,7 +122,7 @@ public final class LeaseLockEngine implements LockEngine, AutoCloseable {
             List<LeaseDao.HeldToken> held = sameLease.stream()
                     .map(grant -> new LeaseDao.HeldToken(grant.key(), grant.fencingToken()))
                     .toList();
-            Duration bound = max(keepAliveInterval(lease), DEADLINE_SLACK);
+            Duration bound = max(renewalInterval(lease), DEADLINE_SLACK);
             Set<LockKey> lost = dao.renew(owner, lease, held, System.nanoTime() + bound.toNanos());
             for (Grant grant : sameLease) {
                 if (lost.contains(grant.key())) {

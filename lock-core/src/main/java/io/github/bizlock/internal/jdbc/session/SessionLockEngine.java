@@ -154,7 +154,7 @@ public final class SessionLockEngine implements LockEngine, AutoCloseable {
      * may go on after the session was killed or the server restarted does not grow with the lease.
      */
     @Override
-    public Duration keepAliveInterval(Duration lease) {
+    public Duration renewalInterval(Duration lease) {
         Duration third = lease.dividedBy(3);
         return third.compareTo(heartbeat) < 0 ? third : heartbeat;
     }
@@ -189,7 +189,7 @@ public final class SessionLockEngine implements LockEngine, AutoCloseable {
      * @return the grants whose session ended, no longer holds the lock, or did not answer
      */
     @Override
-    public Map<Grant, Loss> keepAlive(List<Grant> grants) {
+    public Map<Grant, Loss> renew(List<Grant> grants) {
         return heartbeats.check(grants);
     }
 

@@ -105,15 +105,15 @@ public abstract class AbstractSessionEngineTest extends SessionEngineFixture<Ses
     @Test
     public void aHeartbeatFindsAHeldLockAndReportsItsSessionKilled() throws Exception {
         Grant grant = a.acquire(key, LEASE, 0, in5s());
-        assertThat(a.keepAlive(List.of(grant))).isEmpty();
+        assertThat(a.renew(List.of(grant))).isEmpty();
 
         kill(connectionIdOf(grant));
 
         Await.until(
                 "the heartbeat reports the lock lost",
                 Duration.ofSeconds(10),
-                () -> !a.keepAlive(List.of(grant)).isEmpty());
-        Map<Grant, Loss> gone = a.keepAlive(List.of(grant));
+                () -> !a.renew(List.of(grant)).isEmpty());
+        Map<Grant, Loss> gone = a.renew(List.of(grant));
         assertThat(gone.get(grant).cause()).isEqualTo(LossCause.SESSION_ENDED);
         assertThat(a.release(grant)).isNotNull();
         assertThat(a.heldSessions()).isZero();

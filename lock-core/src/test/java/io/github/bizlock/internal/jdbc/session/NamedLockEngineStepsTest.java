@@ -161,7 +161,7 @@ class NamedLockEngineStepsTest extends SessionEngineFixture<SessionLockEngine> {
     void aHeartbeatReportsALockItsSessionNoLongerHoldsAndItsReleaseLeavesTheNextHolderAlone() throws Exception {
         Grant grant = a.acquire(key, LEASE, 0, in5s());
         String name = a.serverLockName(key);
-        assertThat(a.keepAlive(List.of(grant))).isEmpty();
+        assertThat(a.renew(List.of(grant))).isEmpty();
 
         // Freed on the session itself behind the engine's back (as a RELEASE_ALL_LOCKS would): the session answers,
         // but no longer holds the lock, and another session takes it.
@@ -170,14 +170,14 @@ class NamedLockEngineStepsTest extends SessionEngineFixture<SessionLockEngine> {
         Grant next = b.acquire(key, LEASE, 0, System.nanoTime() - 1);
         assertThat(next).isNotNull();
 
-        Map<Grant, Loss> gone = a.keepAlive(List.of(grant));
+        Map<Grant, Loss> gone = a.renew(List.of(grant));
         assertThat(gone).containsKey(grant);
         assertThat(gone.get(grant).cause()).isEqualTo(LossCause.SESSION_ENDED);
         assertThat(a.release(grant))
                 .as("RELEASE_LOCK answered 0: held by another")
                 .isNotNull();
         assertThat(usedBy(name)).isEqualTo(queryLong(bSessions.connection(0), "SELECT CONNECTION_ID()"));
-        assertThat(b.keepAlive(List.of(next))).isEmpty();
+        assertThat(b.renew(List.of(next))).isEmpty();
         assertThat(b.release(next)).isNull();
     }
 

@@ -177,7 +177,7 @@ class RowLockEngineStepsTest extends SessionEngineFixture<SessionLockEngine> {
 
         aSessions.answerConnectionIdAsAnother();
 
-        Map<Grant, Loss> gone = a.keepAlive(List.of(grant));
+        Map<Grant, Loss> gone = a.renew(List.of(grant));
         assertThat(gone).containsKey(grant);
         assertThat(gone.get(grant).cause()).isEqualTo(LossCause.SESSION_ENDED);
         assertThatThrownBy(() -> a.issueTokens(grant, 1))

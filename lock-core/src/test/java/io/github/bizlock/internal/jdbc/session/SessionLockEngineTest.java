@@ -82,9 +82,9 @@ class SessionLockEngineTest {
 
     @Test
     void aHeldSessionIsCheckedEveryHeartbeatOrEveryThirdOfAShorterLease() {
-        assertThat(engine.keepAliveInterval(Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(1));
-        assertThat(engine.keepAliveInterval(Duration.ofSeconds(3))).isEqualTo(Duration.ofSeconds(1));
-        assertThat(engine.keepAliveInterval(Duration.ofMillis(600))).isEqualTo(Duration.ofMillis(200));
+        assertThat(engine.renewalInterval(Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(1));
+        assertThat(engine.renewalInterval(Duration.ofSeconds(3))).isEqualTo(Duration.ofSeconds(1));
+        assertThat(engine.renewalInterval(Duration.ofMillis(600))).isEqualTo(Duration.ofMillis(200));
         assertThat(engine.fixedLease(Duration.ofSeconds(5))).isNull();
         assertThat(engine.mode()).isEqualTo(LockMode.NAMED);
         assertThat(engine.boundsRelease()).isTrue();
@@ -273,7 +273,7 @@ class SessionLockEngineTest {
     void aReleaseAfterAHeartbeatGotNoAnswerThrowsWithoutSendingIt() throws Exception {
         Grant grant = acquired();
         steps.failure = new SQLTimeoutException("read timed out");
-        assertThat(engine.keepAlive(List.of(grant)).get(grant).cause()).isEqualTo(LossCause.UNREACHABLE);
+        assertThat(engine.renew(List.of(grant)).get(grant).cause()).isEqualTo(LossCause.UNREACHABLE);
         steps.failure = null;
 
         assertThatThrownBy(() -> engine.release(grant)).isInstanceOf(QueryTimeoutException.class);
@@ -298,7 +298,7 @@ class SessionLockEngineTest {
         Grant lost = acquired(new LockKey("order", "43"));
         steps.notHolding = ((SessionGrant) lost).session();
 
-        Map<Grant, Loss> gone = engine.keepAlive(List.of(held, lost));
+        Map<Grant, Loss> gone = engine.renew(List.of(held, lost));
 
         assertThat(gone).containsOnlyKeys(lost);
         assertThat(gone.get(lost).cause()).isEqualTo(LossCause.SESSION_ENDED);
@@ -312,7 +312,7 @@ class SessionLockEngineTest {
         Grant grant = acquired();
         steps.failure = new SQLException("Connection killed");
 
-        Map<Grant, Loss> gone = engine.keepAlive(List.of(grant));
+        Map<Grant, Loss> gone = engine.renew(List.of(grant));
 
         assertThat(gone.get(grant).cause()).isEqualTo(LossCause.SESSION_ENDED);
         assertThat(((SessionGrant) grant).session().unanswered()).isFalse();
@@ -327,7 +327,7 @@ class SessionLockEngineTest {
                 "08S01",
                 new SocketTimeoutException("Read timed out"));
 
-        Loss loss = engine.keepAlive(List.of(grant)).get(grant);
+        Loss loss = engine.renew(List.of(grant)).get(grant);
 
         assertThat(loss.cause()).isEqualTo(LossCause.UNREACHABLE);
         assertThat(loss.reason())
@@ -342,7 +342,7 @@ class SessionLockEngineTest {
         engine.release(grant);
         steps.failure = new SQLException("would be a loss");
 
-        assertThat(engine.keepAlive(List.of(grant))).isEmpty();
+        assertThat(engine.renew(List.of(grant))).isEmpty();
         assertThat(steps.heartbeats).isZero();
     }
 
@@ -479,13 +479,13 @@ class SessionLockEngineTest {
         engine.issueTokens(grant, 1);
         assertThat(session.guard().isLocked()).as("after issuing tokens").isFalse();
 
-        engine.keepAlive(List.of(grant));
+        engine.renew(List.of(grant));
         assertThat(session.guard().isLocked()).as("after a heartbeat").isFalse();
 
         engine.release(grant);
         assertThat(session.guard().isLocked()).as("after the release").isFalse();
 
-        engine.keepAlive(List.of(grant));
+        engine.renew(List.of(grant));
         assertThat(session.guard().isLocked())
                 .as("after a heartbeat of a released grant")
                 .isFalse();
