@@ -10,7 +10,10 @@ import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Reads the server settings that tell a cluster node or a replica from a server on its own. */
+/**
+ * Reads the server settings that tell a cluster node or a replica from a server on its own, and warns when the server
+ * may lose acknowledged commits in a crash ({@link CommitDurability}).
+ */
 final class TopologyProbe {
 
     private static final Logger log = LoggerFactory.getLogger(TopologyProbe.class);
@@ -22,7 +25,8 @@ final class TopologyProbe {
     static final String VARIABLES = """
             SHOW GLOBAL VARIABLES
              WHERE Variable_name IN ('wsrep_on', 'wsrep_provider', 'read_only', 'super_read_only',
-                                     'group_replication_single_primary_mode')
+                                     'group_replication_single_primary_mode',
+                                     'innodb_flush_log_at_trx_commit', 'log_bin', 'sync_binlog')
             """;
 
     /** Whether Group Replication runs: the group's members that are online (none when the plugin is stopped). */
@@ -49,7 +53,12 @@ final class TopologyProbe {
                     ex.getMessage());
             return ClusterTopology.unknown(ex.getMessage());
         }
-        return classify(settings, connection);
+        ClusterTopology topology = classify(settings, connection);
+        String hazard = CommitDurability.hazard(settings, topology.kind());
+        if (hazard != null) {
+            log.warn(hazard);
+        }
+        return topology;
     }
 
     /**
