@@ -62,10 +62,10 @@ public final class RestartableServer implements AutoCloseable {
             Path data = directory.resolve("data");
             List<String> command = new ArrayList<>();
             if (flavor == Flavor.MYSQL) {
-                Path base = EmbeddedMySqlServer.unpackedBinary();
+                Path base = MySqlBinary.unpacked();
                 Path mysqld = base.resolve("bin/mysqld");
-                EmbeddedMySqlServer.requireSharedLibraries(mysqld);
-                EmbeddedMySqlServer.initialize(mysqld, base, directory);
+                MySqlBinary.requireSharedLibraries(mysqld);
+                MySqlBinary.initialize(mysqld, base, directory);
                 command.addAll(List.of(mysqld.toString(), "--no-defaults", "--basedir=" + base, "--mysqlx=OFF"));
             } else {
                 Path mariadbd = Path.of("/usr/sbin/mariadbd");
@@ -172,7 +172,7 @@ public final class RestartableServer implements AutoCloseable {
     @Override
     public void close() {
         stop();
-        EmbeddedMySqlServer.deleteRecursively(directory);
+        MySqlBinary.deleteRecursively(directory);
     }
 
     private static int freePort(int firstPort, int lastPort) throws IOException {
