@@ -76,7 +76,7 @@ for server in "${servers[@]}"; do
         wait_for 127.0.0.1 3306 MariaDB
     fi
     echo "== $server"
-    java -Xmx1g -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+    java -Xmx1g -Djava.awt.headless=true -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
         -cp "lock-benchmarks/target/classes:lock-benchmarks/target/lib/*" \
         io.github.bizlock.benchmarks.Bench "$server" "$results"
 done

@@ -9,8 +9,9 @@ import java.time.ZoneOffset;
 import java.util.Map;
 
 /**
- * Runs every scenario of issue 7 against one server ({@code mysql}: the embedded MySQL 8.0; {@code mariadb}: the
- * server at 127.0.0.1:3306), {@code BENCH_RUNS} times, and writes the medians as a markdown table.
+ * Runs every scenario of issues 7 and 32 against one server ({@code mysql}: the embedded MySQL 8.0; {@code mariadb}:
+ * the server at 127.0.0.1:3306), {@code BENCH_RUNS} times, and writes the medians as a markdown table, the raw waits
+ * as CSV and the charts as PNG ({@link ResultFiles}).
  *
  * <p>Arguments: {@code <mysql|mariadb> <results directory>}; the environment variables are those of {@link Settings}.
  */
@@ -28,21 +29,32 @@ public final class Bench {
         long started = System.nanoTime();
         try (Stats stats = new Stats(env)) {
             String version = stats.serverVersion();
+            String durability = stats.durability();
             Results results = new Results();
             ScenarioContext context = new ScenarioContext(env, stats, results, settings);
             Scenarios scenarios = new Scenarios(context);
             for (int run = 1; run <= settings.runs(); run++) {
                 log("run %d of %d on %s %s", run, settings.runs(), server, version);
+                results.waits().startRun(run);
                 scenarios.runOnce();
             }
             Map<String, Double> held = new HeldLocksScenario(context).run();
-            String report =
-                    Report.write(context, server, version, database.origin(), held, System.nanoTime() - started);
+            ResultFiles files = new ResultFiles(
+                    resultsDirectory, LocalDate.now(ZoneOffset.UTC).toString(), server);
+            String report = Report.write(
+                    context,
+                    server,
+                    version,
+                    database.origin(),
+                    durability,
+                    files.base(),
+                    held,
+                    System.nanoTime() - started);
             Files.createDirectories(resultsDirectory);
-            Path file = resultsDirectory.resolve(LocalDate.now(ZoneOffset.UTC) + "-" + server + ".md");
-            Files.writeString(file, report);
+            Files.writeString(files.report(), report);
             System.out.println(report);
-            log("wrote %s", file);
+            log("wrote %s", files.report());
+            files.write(results);
         }
         System.exit(0);
     }

@@ -24,7 +24,16 @@ final class BenchSchema {
                     + " constraint INT_LOCK_PK primary key (LOCK_KEY, REGION)) ENGINE=InnoDB",
             // The floors' tables: a unique key like biz_lock's, and pre-created rows for FOR UPDATE.
             "CREATE TABLE bench_insert (k VARBINARY(191) NOT NULL PRIMARY KEY) ENGINE=InnoDB",
-            "CREATE TABLE bench_row (k VARBINARY(191) NOT NULL PRIMARY KEY) ENGINE=InnoDB");
+            "CREATE TABLE bench_row (k VARBINARY(191) NOT NULL PRIMARY KEY) ENGINE=InnoDB",
+            // The lease hand-off floor's lease rows: biz_lock's columns and index, without the fencing epochs.
+            "CREATE TABLE bench_lease (biz_type VARBINARY(128) NOT NULL, biz_id VARBINARY(512) NOT NULL,"
+                    + " owner_id VARBINARY(512) NULL, fencing_token BIGINT UNSIGNED NOT NULL,"
+                    + " expire_at DATETIME(6) NOT NULL, created_at DATETIME(6) NOT NULL,"
+                    + " acquired_at DATETIME(6) NOT NULL, modified_at DATETIME(6) NOT NULL,"
+                    + " PRIMARY KEY (biz_type, biz_id), KEY bench_lease_modified_at (modified_at)) ENGINE=InnoDB",
+            // The composite token floors' counters.
+            "CREATE TABLE bench_counter (k VARBINARY(191) NOT NULL PRIMARY KEY, token BIGINT UNSIGNED NOT NULL)"
+                    + " ENGINE=InnoDB");
 
     private BenchSchema() {}
 

@@ -23,8 +23,8 @@ final class BizLockNode implements Node {
     private final boolean readToken;
 
     /**
-     * @param settings the builder settings that differ from the defaults: only what a scenario is about (fairness,
-     *     E's watchdog lease)
+     * @param settings the builder settings that differ from the defaults: only what a scenario is about (the
+     *     fair(false) rows, E's and K's watchdog lease)
      */
     BizLockNode(Env env, LockMode mode, int threads, boolean readToken, UnaryOperator<LockService.Builder> settings) {
         this.pool = Pools.forClient(env, threads);
@@ -42,8 +42,14 @@ final class BizLockNode implements Node {
         this.readToken = readToken;
     }
 
-    static BizLockNode of(Env env, LockMode mode, int threads, boolean fair, boolean readToken) {
-        return new BizLockNode(env, mode, threads, readToken, builder -> builder.fair(fair));
+    /** With every builder setting at its default. */
+    static BizLockNode of(Env env, LockMode mode, int threads, boolean readToken) {
+        return new BizLockNode(env, mode, threads, readToken, UnaryOperator.identity());
+    }
+
+    /** With threads of this client not served in the order they asked ({@code fair(false)}; fair is the default). */
+    static BizLockNode unfair(Env env, LockMode mode, int threads) {
+        return new BizLockNode(env, mode, threads, false, builder -> builder.fair(false));
     }
 
     LockTemplate template() {

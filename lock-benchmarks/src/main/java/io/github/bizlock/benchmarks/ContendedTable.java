@@ -1,6 +1,7 @@
 package io.github.bizlock.benchmarks;
 
 import static io.github.bizlock.benchmarks.Numbers.number;
+import static io.github.bizlock.benchmarks.Numbers.orNa;
 import static io.github.bizlock.benchmarks.Numbers.span;
 import static io.github.bizlock.benchmarks.Numbers.tokenRead;
 
@@ -63,5 +64,40 @@ final class ContendedTable {
         out.append(" Fencing token: every acquisition asks for it, for the D check (tokens must increase), so bizlock"
                 + " ROW and NAMED pay for a token on every acquisition (LEASE's is free); \"none\": the implementation"
                 + " has no fencing token.\n");
+        waits(out, results, scenario);
+    }
+
+    /** The second table of a contended scenario: waits, who got the lock, and the server's work per acquisition. */
+    static void waits(StringBuilder out, Results results, String scenario) {
+        boolean perThread = scenario.equals("C1");
+        String owner = perThread ? "thread" : "instance";
+        out.append("\n| subject | wait p50 ms | wait p99 ms | wait p99.9 ms | wait max ms (worst run) | same "
+                + owner + " % | per " + owner + " acq/s min..max | spread | fsyncs/acq | redo bytes/acq"
+                + " | binlog syncs/acq |\n");
+        out.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        for (Subject subject : results.subjects(scenario)) {
+            out.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %s | %s | %s | %s | %s | %s..%s | %s %% | %s | %s | %s |%n",
+                    subject.label(),
+                    number(results.median(scenario, subject, "w50"), 2),
+                    number(results.median(scenario, subject, "w99"), 1),
+                    number(results.median(scenario, subject, "w999"), 1),
+                    number(results.max(scenario, subject, "wmax"), 1),
+                    number(results.median(scenario, subject, "sameOwner"), 1),
+                    number(results.median(scenario, subject, perThread ? "threadMin" : "instMin"), 0),
+                    number(results.median(scenario, subject, perThread ? "threadMax" : "instMax"), 0),
+                    number(results.median(scenario, subject, perThread ? "spread" : "instSpread"), 0),
+                    orNa(results.median(scenario, subject, "fsyncs"), 2),
+                    orNa(results.median(scenario, subject, "redo"), 0),
+                    orNa(results.median(scenario, subject, "binlog"), 2)));
+        }
+        out.append("\nWait: from calling lock to having it, every acquisition of the measured seconds (raw samples in"
+                + " the CSV). Same " + owner + ": the share of acquisitions whose previous holder was the same "
+                + owner + (scenario.equals("C3") ? " (JVM; hand-offs inside a JVM count)" : "") + ". Per " + owner
+                + ": acquisitions per second of each " + owner
+                + (scenario.equals("C3") ? ", divided by its threads (3, 3, 2)" : "")
+                + "; spread = (max − min) / max. fsyncs, redo and binlog syncs: the server's counters over the"
+                + " measured seconds / acquisitions (the server's background work included).\n");
     }
 }

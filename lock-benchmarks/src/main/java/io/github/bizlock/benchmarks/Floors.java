@@ -50,22 +50,41 @@ final class Floors {
          * and gives the connection back. A failed take gives it back at once.
          */
         Held hold(SqlAction take, SqlAction release) throws SQLException {
+            return holdWithToken(
+                    c -> {
+                        take.run(c);
+                        return -1;
+                    },
+                    (c, token) -> release.run(c));
+        }
+
+        /** {@link #hold}, where {@code take} also issues a fencing token, which the release is given. */
+        Held holdWithToken(SqlTake take, SqlRelease release) throws SQLException {
             Connection connection = pool.getConnection();
+            long token;
             try {
-                take.run(connection);
+                token = take.run(connection);
             } catch (SQLException | RuntimeException ex) {
                 connection.close();
                 throw ex;
             }
-            return Held.of(-1, () -> {
+            return Held.of(token, () -> {
                 try (connection) {
-                    release.run(connection);
+                    release.run(connection, token);
                 }
             });
         }
 
         interface SqlAction {
             void run(Connection connection) throws SQLException;
+        }
+
+        interface SqlTake {
+            long run(Connection connection) throws SQLException;
+        }
+
+        interface SqlRelease {
+            void run(Connection connection, long token) throws SQLException;
         }
     }
 

@@ -11,6 +11,11 @@ final class Numbers {
         return Double.isNaN(value) ? "–" : String.format(Locale.ROOT, "%." + decimals + "f", value);
     }
 
+    /** {@link #number}, with "n/a" for what the server does not count (NaN). */
+    static String orNa(double value, int decimals) {
+        return Double.isNaN(value) ? "n/a" : number(value, decimals);
+    }
+
     /** A {@link Results#range} as {@code low..high}, or one value when both ends print the same. */
     static String span(double[] range, int decimals) {
         String low = number(range[0], decimals);

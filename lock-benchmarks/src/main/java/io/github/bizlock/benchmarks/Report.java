@@ -2,6 +2,7 @@ package io.github.bizlock.benchmarks;
 
 import static io.github.bizlock.benchmarks.HeldLocksScenario.HELD_LOCKS;
 import static io.github.bizlock.benchmarks.Numbers.number;
+import static io.github.bizlock.benchmarks.Numbers.orNa;
 import static io.github.bizlock.benchmarks.Numbers.tokenRead;
 
 import java.time.ZoneOffset;
@@ -18,6 +19,8 @@ final class Report {
     /**
      * @param version the server's {@code VERSION()}
      * @param origin where the server runs
+     * @param durability the server's durability settings ({@link Stats#durability})
+     * @param files the base name of the CSV and charts beside the report ({@code <date>-<server>})
      * @param held E's metrics
      */
     static String write(
@@ -25,11 +28,14 @@ final class Report {
             String server,
             String version,
             String origin,
+            String durability,
+            String files,
             Map<String, Double> held,
             long elapsedNanos) {
         Results results = context.results();
         StringBuilder out = new StringBuilder();
-        header(out, server, version, origin, context.env(), context.settings(), elapsedNanos);
+        header(out, server, version, origin, durability, context, elapsedNanos);
+        charts(out, files);
         single(out, results);
         distinctKeys(out, results);
         ContendedTable.write(out, results, "C1", "C1: 8 threads of one client on one key, 1 ms critical section");
@@ -43,8 +49,12 @@ final class Report {
                 results,
                 "C3",
                 "C: 3 JVM processes (3 + 3 + 2 threads, one client each), one key, 1 ms critical section");
+        KillTable.write(out, results);
         heldLocks(out, held);
-        out.append("\n## Targets (medians of this run)\n\n");
+        out.append("\n## Targets of issue 32 (medians of this run; wait max: the worst run)\n\n");
+        out.append("| target | measured | met |\n| --- | --- | --- |\n");
+        Targets.writeIssue32(out, results);
+        out.append("\n## Targets of issue 7 (medians of this run)\n\n");
         out.append("| target | measured | met |\n| --- | --- | --- |\n");
         Targets.write(out, results, held);
         return out.toString();
@@ -55,14 +65,17 @@ final class Report {
             String server,
             String version,
             String origin,
-            Env env,
-            Settings settings,
+            String durability,
+            ScenarioContext context,
             long elapsedNanos) {
+        Env env = context.env();
+        Settings settings = context.settings();
         out.append("# bizlock benchmarks: ").append(Machine.product(version)).append("\n\n");
         out.append("- date: ")
                 .append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")))
                 .append(" UTC\n");
         out.append("- server: ").append(version).append(" (").append(origin).append(")\n");
+        out.append("- durability: ").append(durability).append('\n');
         out.append("- code: bizlock ")
                 .append(Settings.get("BENCH_REVISION", "(revision unknown)"))
                 .append('\n');
@@ -93,22 +106,44 @@ final class Report {
                 elapsedNanos / 1e9));
         out.append("- statements: the server's `Questions` delta per operation, transaction control (`BEGIN`,"
                 + " `COMMIT`, `ROLLBACK`, `SET autocommit`) included; \"excl. tx\" leaves it out. For Redisson: Redis"
-                + " commands (`total_commands_processed`, which counts the calls inside its Lua scripts too).\n\n");
+                + " commands (`total_commands_processed`, which counts the calls inside its Lua scripts too).\n");
+        out.append("- server work: InnoDB fsyncs (`Innodb_data_fsyncs`), redo bytes (`Innodb_lsn_current` on MariaDB,"
+                + " `Innodb_redo_log_current_lsn` on MySQL 8.0.30+) and binary log syncs (performance_schema's"
+                + " `wait/io/file/sql/binlog`, MySQL) per operation, from the server's global counters over the"
+                + " measured seconds: everything the server did then, the benchmark's own 2 readings included;"
+                + " \"n/a\": the server does not count it.\n\n");
+    }
+
+    private static void charts(StringBuilder out, String files) {
+        out.append("Charts (drawn from the raw waits in [`")
+                .append(files)
+                .append("-waits.csv`](")
+                .append(files)
+                .append("-waits.csv), one row per acquisition of C1, C, C3 and K):\n\n");
+        out.append("![throughput per scenario](").append(files.substring(0, 10)).append("-throughput.png)\n");
+        out.append("![wait-time CDF, C1 and C](").append(files).append("-wait-cdf.png)\n");
+        out.append("![acquisitions per thread (C1) and per instance (C)](")
+                .append(files)
+                .append("-strip.png)\n\n");
     }
 
     private static void single(StringBuilder out, Results results) {
         out.append("## A: one thread, lock + unlock (µs per cycle)\n\n");
-        out.append("| subject | p50 | p99 | statements | excl. tx | fencing token |\n"
-                + "| --- | ---: | ---: | ---: | ---: | --- |\n");
+        out.append(
+                "| subject | p50 | p99 | statements | excl. tx | fsyncs | redo bytes | binlog syncs | fencing token |\n"
+                        + "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
         for (Subject subject : results.subjects("A")) {
             out.append(String.format(
                     Locale.ROOT,
-                    "| %s | %.0f | %.0f | %s | %s | %s |%n",
+                    "| %s | %.0f | %.0f | %s | %s | %s | %s | %s | %s |%n",
                     subject.label(),
                     results.median("A", subject, "p50"),
                     results.median("A", subject, "p99"),
                     number(results.median("A", subject, "stmts"), 1),
                     number(results.median("A", subject, "stmtsNoTx"), 1),
+                    orNa(results.median("A", subject, "fsyncs"), 1),
+                    orNa(results.median("A", subject, "redo"), 0),
+                    orNa(results.median("A", subject, "binlog"), 1),
                     tokenRead(subject, false)));
         }
         out.append("\nFencing token: A's loop itself never asks for it. bizlock ROW and NAMED issue their token only"
@@ -122,14 +157,18 @@ final class Report {
 
     private static void distinctKeys(StringBuilder out, Results results) {
         out.append("\n## B: 8 threads, distinct keys, one client\n\n");
-        out.append("| subject | ops/s | statements/op |\n| --- | ---: | ---: |\n");
+        out.append("| subject | ops/s | statements/op | fsyncs/op | redo bytes/op | binlog syncs/op |\n"
+                + "| --- | ---: | ---: | ---: | ---: | ---: |\n");
         for (Subject subject : results.subjects("B")) {
             out.append(String.format(
                     Locale.ROOT,
-                    "| %s | %.0f | %s |%n",
+                    "| %s | %.0f | %s | %s | %s | %s |%n",
                     subject.label(),
                     results.median("B", subject, "ops"),
-                    number(results.median("B", subject, "stmts"), 1)));
+                    number(results.median("B", subject, "stmts"), 1),
+                    orNa(results.median("B", subject, "fsyncs"), 1),
+                    orNa(results.median("B", subject, "redo"), 0),
+                    orNa(results.median("B", subject, "binlog"), 1)));
         }
         out.append("\nB never asks for the fencing token: the bizlock rows are without one, like A's plain rows.\n");
     }

@@ -13,6 +13,13 @@ final class Results {
     /** scenario -> subject -> metric -> one value per run, in the order first measured. */
     private final Map<String, Map<Subject, Map<String, List<Double>>>> values = new LinkedHashMap<>();
 
+    private final WaitSamples waits = new WaitSamples();
+
+    /** The raw waits of the contended scenarios, for the CSV and the charts. */
+    WaitSamples waits() {
+        return waits;
+    }
+
     void record(String scenario, Subject subject, String metric, double value) {
         values.computeIfAbsent(scenario, s -> new LinkedHashMap<>())
                 .computeIfAbsent(subject, s -> new LinkedHashMap<>())
@@ -22,7 +29,8 @@ final class Results {
 
     /**
      * Statements per operation ({@code stmts}), and for a database subject also without transaction control
-     * ({@code stmtsNoTx}).
+     * ({@code stmtsNoTx}), InnoDB fsyncs ({@code fsyncs}), redo bytes ({@code redo}) and binary log syncs
+     * ({@code binlog}) per operation, the last two NaN where the server does not count them.
      */
     void recordStatements(String scenario, Subject subject, Counters used, long operations) {
         if (operations == 0) {
@@ -38,6 +46,13 @@ final class Results {
                 subject,
                 "stmtsNoTx",
                 (used.database().questions() - used.database().transactionControl()) / (double) operations);
+        record(scenario, subject, "fsyncs", used.database().fsyncs() / (double) operations);
+        record(scenario, subject, "redo", perOperation(used.database().redoBytes(), operations));
+        record(scenario, subject, "binlog", perOperation(used.database().binlogSyncs(), operations));
+    }
+
+    private static double perOperation(long counted, long operations) {
+        return counted < 0 ? Double.NaN : counted / (double) operations;
     }
 
     boolean has(String scenario) {
@@ -61,6 +76,18 @@ final class Results {
                 measured.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         int middle = sorted.length / 2;
         return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+    }
+
+    /** The largest value over runs, or NaN if not measured. */
+    double max(String scenario, Subject subject, String metric) {
+        return values
+                .getOrDefault(scenario, Map.of())
+                .getOrDefault(subject, Map.of())
+                .getOrDefault(metric, List.of())
+                .stream()
+                .mapToDouble(Double::doubleValue)
+                .max()
+                .orElse(Double.NaN);
     }
 
     double sum(String scenario, Subject subject, String metric) {

@@ -14,7 +14,7 @@ import org.HdrHistogram.Histogram;
 
 /**
  * One run of the scenarios that are repeated for medians, in order: A (one thread, lock + unlock), B (8 threads on
- * distinct keys), then the contended C1, C and C3 of {@link ContendedScenario}.
+ * distinct keys), then the contended C1, C and C3 of {@link ContendedScenario}, and K ({@link KillScenario}).
  */
 final class Scenarios {
 
@@ -25,6 +25,7 @@ final class Scenarios {
     private final Results results;
     private final Settings settings;
     private final ContendedScenario contended;
+    private final KillScenario kill;
 
     Scenarios(ScenarioContext context) {
         this.env = context.env();
@@ -32,6 +33,7 @@ final class Scenarios {
         this.results = context.results();
         this.settings = context.settings();
         this.contended = new ContendedScenario(context);
+        this.kill = new KillScenario(context);
     }
 
     void runOnce() throws Exception {
@@ -46,9 +48,12 @@ final class Scenarios {
                 Subjects.FLOOR_GET_LOCK,
                 Subjects.FLOOR_FOR_UPDATE,
                 Subjects.FLOOR_SELECT_1);
-        // A alone also runs ROW and NAMED reading their fencing token in every cycle: what a token costs them.
+        // A alone also runs ROW and NAMED reading their fencing token in every cycle: what a token costs them, beside
+        // the floors of issue 32.
         List<Subject> single = new ArrayList<>(uncontended);
         single.addAll(single.indexOf(Subjects.NAMED) + 1, List.of(Subjects.ROW_TOKEN, Subjects.NAMED_TOKEN));
+        single.addAll(
+                List.of(Subjects.FLOOR_LEASE_HANDOFF, Subjects.FLOOR_TOKEN_GET_LOCK, Subjects.FLOOR_TOKEN_FOR_UPDATE));
         for (Subject subject : single) {
             single(subject);
         }
@@ -59,14 +64,17 @@ final class Scenarios {
                 Subjects.LEASE,
                 Subjects.ROW,
                 Subjects.NAMED,
-                Subjects.LEASE_FAIR,
-                Subjects.ROW_FAIR,
-                Subjects.NAMED_FAIR,
+                Subjects.LEASE_UNFAIR,
+                Subjects.ROW_UNFAIR,
+                Subjects.NAMED_UNFAIR,
                 Subjects.SHEDLOCK,
                 Subjects.SPRING_INTEGRATION,
                 Subjects.REDISSON,
                 Subjects.FLOOR_GET_LOCK,
-                Subjects.FLOOR_FOR_UPDATE);
+                Subjects.FLOOR_FOR_UPDATE,
+                Subjects.FLOOR_LEASE_HANDOFF,
+                Subjects.FLOOR_TOKEN_GET_LOCK,
+                Subjects.FLOOR_TOKEN_FOR_UPDATE);
         for (Subject subject : contendedSubjects) {
             contended.run("C1", subject, 1, THREADS, 1);
         }
@@ -82,6 +90,7 @@ final class Scenarios {
                 Subjects.FLOOR_GET_LOCK)) {
             contended.run("C3", subject, 1, 0, 3);
         }
+        kill.run();
     }
 
     /** A: one thread, lock + unlock. */
@@ -101,6 +110,7 @@ final class Scenarios {
                 cycles++;
             }
             Counters used = Counters.read(stats, subject).minus(before);
+            results.record("A", subject, "ops", cycles / settings.seconds());
             results.record("A", subject, "p50", micros(histogram.getValueAtPercentile(50)));
             results.record("A", subject, "p99", micros(histogram.getValueAtPercentile(99)));
             results.recordStatements("A", subject, used, cycles);

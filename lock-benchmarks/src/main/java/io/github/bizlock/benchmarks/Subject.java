@@ -26,7 +26,10 @@ record Subject(String id, String label, Kind kind, boolean contended, Token toke
         NONE,
         /** bizlock: the token is read only where a scenario calls {@link Held#token()} (C1 and C do, A and B not). */
         WHEN_ASKED,
-        /** bizlock: the node reads the token in every {@link Node#lock}, as a holder that fences its writes does. */
+        /**
+         * The node reads the token in every {@link Node#lock}, as a holder that fences its writes does (bizlock's
+         * "+ token" rows, and the floors that issue one).
+         */
         EVERY_LOCK
     }
 }

@@ -18,6 +18,7 @@ final class WorkerJvms {
     private final List<Process> processes = new ArrayList<>();
     private final List<StringBuilder> outputs = new ArrayList<>();
     private final List<Thread> readers = new ArrayList<>();
+    private final List<Integer> killed = new ArrayList<>();
 
     /** Starts {@code jvms} JVMs that share {@code threads} threads of {@code subject} as evenly as they can. */
     static WorkerJvms start(Subject subject, Env env, Shared shared, int jvms, int threads) throws IOException {
@@ -35,6 +36,7 @@ final class WorkerJvms {
                     Contended.class.getName(),
                     subject.id(),
                     Integer.toString(share),
+                    Integer.toString(j),
                     shared.file().toString()));
             command.addAll(env.toArgs());
             workers.add(new ProcessBuilder(command)
@@ -64,23 +66,41 @@ final class WorkerJvms {
         readers.add(reader);
     }
 
-    /** Whether a worker has ended (before the run has). */
+    /** Whether a worker has ended (before the run has), other than one {@link #kill killed}. */
     boolean anyEnded() {
-        return processes.stream().anyMatch(process -> !process.isAlive());
+        for (int j = 0; j < processes.size(); j++) {
+            if (!processes.get(j).isAlive() && !killed.contains(j)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     void destroy() {
         processes.forEach(Process::destroy);
     }
 
+    /** Kills worker {@code index} with SIGKILL ({@link Process#destroyForcibly} on Linux) and waits until it is gone. */
+    void kill(int index) throws InterruptedException {
+        Process process = processes.get(index);
+        process.destroyForcibly();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("worker JVM " + process.pid() + " did not die of SIGKILL");
+        }
+        killed.add(index);
+    }
+
     /**
-     * Waits for every worker to end (after {@link Shared#STOPPING}) and reads its part.
+     * Waits for every worker to end (after {@link Shared#STOPPING}) and reads its part; a killed worker has none.
      *
      * @param run the scenario and subject, for the messages of a worker that failed
      */
-    List<Contended.Part> finish(String run) throws Exception {
-        List<Contended.Part> parts = new ArrayList<>();
+    List<ContendedPart> finish(String run) throws Exception {
+        List<ContendedPart> parts = new ArrayList<>();
         for (int j = 0; j < processes.size(); j++) {
+            if (killed.contains(j)) {
+                continue;
+            }
             Process process = processes.get(j);
             if (!process.waitFor(120, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
@@ -96,7 +116,7 @@ final class WorkerJvms {
                     .findFirst()
                     .orElseThrow(() -> new IllegalStateException(
                             run + ": a worker JVM failed (exit " + process.exitValue() + ")"));
-            parts.add(Contended.Part.decode(line));
+            parts.add(ContendedPart.decode(line));
         }
         return parts;
     }
