@@ -90,7 +90,7 @@ final class Charts {
             style(chart);
             panels.add(chart);
         }
-        save(file, panels, 900, 1700);
+        save(file, panels, 1100, 1700);
     }
 
     /**

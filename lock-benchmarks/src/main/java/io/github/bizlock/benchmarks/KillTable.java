@@ -37,7 +37,7 @@ final class KillTable {
                 Locale.ROOT,
                 "%nThe benchmark otherwise keeps bizlock's defaults; here alone the lease is set short through the"
                         + " builder (`watchdogLease(%d ms)`, renewed every third of it), so that the dead holder's"
-                        + " lock frees within seconds. After a measured %s, the worker JVM with a thread inside the"
+                        + " lock frees within seconds. After C's warm-up and measured seconds, the worker JVM with a thread inside the"
                         + " critical section gets SIGKILL; the survivors go on for the lease + 2 s. The lock cannot"
                         + " pass before the dead holder's lease ends: the first acquisition after the kill should come"
                         + " at most a lease after it, and no waiter should wait longer after the kill than the lease"
@@ -46,7 +46,6 @@ final class KillTable {
                         + " kill adds what it had waited then. Acquisitions/s counts the survivors over the whole"
                         + " window, the lease included.%n",
                 KillScenario.LEASE.toMillis(),
-                "warm-up and measurement as in C",
                 KillScenario.EPSILON.toMillis()));
     }
 }
