@@ -48,10 +48,7 @@ public final class LockService implements AutoCloseable {
         this.writes = writes;
     }
 
-    /**
-     * A builder of locks on the lock tables of {@code dataSource}. LEASE writes and renewals run on connections the
-     * application cannot take: a copy of its HikariCP pool, or see {@link Builder#lockConnections}.
-     */
+    /** A builder of locks on the lock tables of {@code dataSource}; LEASE writes: see {@link Builder#lockConnections}. */
     public static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
     }
@@ -90,11 +87,7 @@ public final class LockService implements AutoCloseable {
         manager.shutdown(gracePeriod);
     }
 
-    /**
-     * Stops housekeeping and shuts the locks down: new acquisitions fail, and the locks still held are reported lost
-     * to their holders ({@link io.github.bizlock.LossCause#SHUTDOWN}) and released at once, LEASE rows freed and the
-     * connections of ROW and NAMED locks closed.
-     */
+    /** {@link #shutdown shutdown(Duration.ZERO)}: no grace period; then closes the pool it made for LEASE writes. */
     @Override
     public void close() {
         shutdown(Duration.ZERO);
@@ -205,19 +198,13 @@ public final class LockService implements AutoCloseable {
 
         /** Size of the pool bizlock makes for LEASE writes when it is not given {@link #lockConnections} (default 4). */
         public Builder maxWriteConnections(int size) {
-            if (size < 1) {
-                throw new IllegalArgumentException("maxWriteConnections must be at least 1, was " + size);
-            }
-            settings.maxWriteConnections = size;
+            settings.maxWriteConnections = ServiceSettings.atLeastOne("maxWriteConnections", size);
             return this;
         }
 
         /** Most connections ROW and NAMED locks may hold at once, per mode (default 10). */
         public Builder maxSessions(int maxSessions) {
-            if (maxSessions < 1) {
-                throw new IllegalArgumentException("maxSessions must be at least 1, was " + maxSessions);
-            }
-            settings.maxSessions = maxSessions;
+            settings.maxSessions = ServiceSettings.atLeastOne("maxSessions", maxSessions);
             return this;
         }
 
@@ -226,10 +213,7 @@ public final class LockService implements AutoCloseable {
          * is shorter): the longest a holder goes on after its session was killed or the server restarted.
          */
         public Builder sessionHeartbeat(Duration sessionHeartbeat) {
-            if (sessionHeartbeat.isNegative() || sessionHeartbeat.isZero()) {
-                throw new IllegalArgumentException("sessionHeartbeat must be positive, was " + sessionHeartbeat);
-            }
-            settings.sessionHeartbeat = sessionHeartbeat;
+            settings.sessionHeartbeat = ServiceSettings.positive("sessionHeartbeat", sessionHeartbeat);
             return this;
         }
 

@@ -55,4 +55,18 @@ final class ServiceSettings {
     ServiceSettings(DataSource dataSource) {
         this.dataSource = dataSource;
     }
+
+    static int atLeastOne(String setting, int value) {
+        if (value < 1) {
+            throw new IllegalArgumentException(setting + " must be at least 1, was " + value);
+        }
+        return value;
+    }
+
+    static Duration positive(String setting, Duration value) {
+        if (value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(setting + " must be positive, was " + value);
+        }
+        return value;
+    }
 }
