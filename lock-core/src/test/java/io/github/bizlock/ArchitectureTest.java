@@ -17,7 +17,12 @@ import io.github.bizlock.aop.DistributedLockAdvisor;
 import io.github.bizlock.aop.InvalidDistributedLockException;
 import io.github.bizlock.aop.RollbackOnLockLost;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
+import io.github.bizlock.service.BizLockDao;
+import io.github.bizlock.service.LockDefaults;
+import io.github.bizlock.service.LockObserver;
 import io.github.bizlock.service.LockService;
+import io.github.bizlock.service.LockStatus;
+import io.github.bizlock.service.LockTables;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -60,7 +65,18 @@ class ArchitectureTest {
             InvalidDistributedLockException.class,
             // bizlock without Spring Boot.
             LockService.class,
-            LockService.Builder.class);
+            LockService.Builder.class,
+            // The running service's faces for tools (Actuator, metrics, migrations): the LEASE table's DAO, a read
+            // view, an observer SPI, the tables as a step before their check sees them.
+            BizLockDao.class,
+            BizLockDao.Row.class,
+            LockStatus.class,
+            LockStatus.LocalLock.class,
+            LockObserver.class,
+            LockObserver.Outcome.class,
+            LockObserver.Acquisition.class,
+            LockTables.class,
+            LockDefaults.class);
 
     private static final String INTERNAL = "..internal..";
 

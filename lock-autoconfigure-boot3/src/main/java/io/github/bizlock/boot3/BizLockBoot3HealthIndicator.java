@@ -1,8 +1,7 @@
 package io.github.bizlock.boot3;
 
 import io.github.bizlock.actuate.LockHealthCheck;
-import io.github.bizlock.internal.jdbc.LeaseDao;
-import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.service.LockService;
 import org.springframework.boot.actuate.health.AbstractHealthIndicator;
 import org.springframework.boot.actuate.health.Health;
 
@@ -14,8 +13,8 @@ public final class BizLockBoot3HealthIndicator extends AbstractHealthIndicator {
 
     private final LockHealthCheck check;
 
-    public BizLockBoot3HealthIndicator(LeaseDao dao, LockManager manager) {
-        this(new LockHealthCheck(dao, manager));
+    public BizLockBoot3HealthIndicator(LockService service) {
+        this(new LockHealthCheck(service));
     }
 
     public BizLockBoot3HealthIndicator(LockHealthCheck check) {

@@ -1,7 +1,6 @@
 package io.github.bizlock.actuate;
 
-import io.github.bizlock.internal.jdbc.LeaseDao;
-import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.service.LockService;
 import java.util.function.Supplier;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -14,18 +13,18 @@ public final class BizLockHealthIndicator extends AbstractHealthIndicator {
 
     private final LockHealthCheck check;
 
-    public BizLockHealthIndicator(LeaseDao dao, LockManager manager) {
+    public BizLockHealthIndicator(LockService service) {
         super("bizlock health check failed");
-        this.check = new LockHealthCheck(dao, manager);
+        this.check = new LockHealthCheck(service);
     }
 
     /**
-     * For lock beans created when the lock database first answers: each check gets them, and a supplier that fails
+     * For a lock service built when the lock database first answers: each check gets it, and a supplier that fails
      * (the database does not answer yet) makes the health down with its error.
      */
-    public BizLockHealthIndicator(Supplier<LeaseDao> dao, Supplier<LockManager> manager) {
+    public BizLockHealthIndicator(Supplier<LockService> service) {
         super("bizlock health check failed");
-        this.check = new LockHealthCheck(dao, manager);
+        this.check = new LockHealthCheck(service);
     }
 
     @Override

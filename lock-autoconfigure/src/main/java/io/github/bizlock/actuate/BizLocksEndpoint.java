@@ -1,11 +1,9 @@
 package io.github.bizlock.actuate;
 
 import io.github.bizlock.LockMode;
-import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.LeaseDao;
-import io.github.bizlock.internal.jdbc.LockRow;
-import io.github.bizlock.internal.lock.LockManager;
-import io.github.bizlock.internal.lock.LockSnapshot;
+import io.github.bizlock.service.BizLockDao;
+import io.github.bizlock.service.LockService;
+import io.github.bizlock.service.LockStatus;
 import java.security.Principal;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -49,8 +47,7 @@ public final class BizLocksEndpoint {
 
     private static final Logger log = LoggerFactory.getLogger(BizLocksEndpoint.class);
 
-    private final Supplier<LeaseDao> daos;
-    private final Supplier<LockManager> managers;
+    private final Supplier<LockService> services;
     private final int maxLocks;
     private final boolean forceReleaseEnabled;
     private final Show showValues;
@@ -62,18 +59,12 @@ public final class BizLocksEndpoint {
      * @param maxLocks the most cluster-wide locks listed
      * @param forceReleaseEnabled whether the write operation may force-release locks
      */
-    public BizLocksEndpoint(LeaseDao dao, LockManager manager, int maxLocks, boolean forceReleaseEnabled) {
-        this(
-                constant(Objects.requireNonNull(dao, "dao")),
-                constant(Objects.requireNonNull(manager, "manager")),
-                maxLocks,
-                forceReleaseEnabled,
-                Show.NEVER,
-                Set.of());
+    public BizLocksEndpoint(LockService service, int maxLocks, boolean forceReleaseEnabled) {
+        this(constant(Objects.requireNonNull(service, "service")), maxLocks, forceReleaseEnabled, Show.NEVER, Set.of());
     }
 
     /**
-     * For lock beans created when the lock database first answers: each operation gets them, and fails with the
+     * For a lock service built when the lock database first answers: each operation gets it, and fails with the
      * supplier's error while the database does not answer.
      *
      * @param maxLocks the most cluster-wide locks listed
@@ -82,8 +73,7 @@ public final class BizLocksEndpoint {
      * @param roles the roles that may see keys with {@link Show#WHEN_AUTHORIZED}; empty: any authenticated caller
      */
     public BizLocksEndpoint(
-            Supplier<LeaseDao> dao,
-            Supplier<LockManager> manager,
+            Supplier<LockService> service,
             int maxLocks,
             boolean forceReleaseEnabled,
             Show showValues,
@@ -91,8 +81,7 @@ public final class BizLocksEndpoint {
         if (maxLocks < 1) {
             throw new IllegalArgumentException("bizlock.endpoint.max-locks must be at least 1, was " + maxLocks);
         }
-        this.daos = Objects.requireNonNull(dao, "dao");
-        this.managers = Objects.requireNonNull(manager, "manager");
+        this.services = Objects.requireNonNull(service, "service");
         this.maxLocks = maxLocks;
         this.forceReleaseEnabled = forceReleaseEnabled;
         this.showValues = Objects.requireNonNull(showValues, "showValues");
@@ -103,23 +92,23 @@ public final class BizLocksEndpoint {
     @ReadOperation
     public LocksReport locks(SecurityContext securityContext) {
         boolean showKeys = showValues.isShown(securityContext, roles);
-        LeaseDao dao = daos.get();
-        LockManager manager = managers.get();
-        List<LockRow> rows = dao.findHeld(maxLocks + 1);
+        LockService service = services.get();
+        LockStatus status = service.status();
+        List<BizLockDao.Row> rows = service.dao().findHeld(maxLocks + 1);
         List<HeldLock> held = rows.stream()
                 .limit(maxLocks)
                 .map(row -> HeldLock.of(row, showKeys))
                 .toList();
-        List<LockMode> notListed = manager.modes().stream()
+        List<LockMode> notListed = status.modes().stream()
                 .filter(mode -> mode != LockMode.LEASE)
                 .sorted()
                 .toList();
         return new LocksReport(
-                manager.instanceId(),
+                status.instanceId(),
                 held,
                 rows.size() > maxLocks,
                 notListed,
-                manager.locks().stream()
+                service.localLocks().stream()
                         .map(lock -> InstanceLock.of(lock, showKeys))
                         .toList());
     }
@@ -148,32 +137,30 @@ public final class BizLocksEndpoint {
                             "Force release is disabled; set " + FORCE_RELEASE_PROPERTY + "=true to allow it"),
                     403);
         }
-        LockKey lockKey;
+        BizLockDao dao = services.get().dao();
+        Optional<BizLockDao.Row> before;
         try {
-            lockKey = new LockKey(name, key);
+            before = dao.find(name, key);
         } catch (IllegalArgumentException ex) {
             return new WebEndpointResponse<>(
                     new ForceReleaseResult(name, key, false, null, ex.getMessage()),
                     WebEndpointResponse.STATUS_BAD_REQUEST);
         }
-        LeaseDao dao = daos.get();
-        Optional<LockRow> before = dao.find(lockKey);
-        boolean released = dao.forceRelease(lockKey);
-        String formerOwner = before.filter(LockRow::held).map(LockRow::owner).orElse(null);
+        boolean released = dao.forceRelease(name, key);
+        String lock = name + "/" + key;
+        String formerOwner =
+                before.filter(BizLockDao.Row::held).map(BizLockDao.Row::owner).orElse(null);
         if (released) {
             log.warn(
                     "bizlock force-released lock {} (owner {}, fencing token {}) at the request of {}",
-                    LogText.escape(lockKey.toString()),
+                    LogText.escape(lock),
                     formerOwner != null ? LogText.escape(formerOwner) : null,
-                    before.map(LockRow::fencingToken).orElse(0L),
+                    before.map(BizLockDao.Row::fencingToken).orElse(0L),
                     who);
             return new WebEndpointResponse<>(new ForceReleaseResult(
                     name, key, true, formerOwner, "Released; the former holder will report the lock lost"));
         }
-        log.info(
-                "bizlock force release of lock {} requested by {}: it was not held",
-                LogText.escape(lockKey.toString()),
-                who);
+        log.info("bizlock force release of lock {} requested by {}: it was not held", LogText.escape(lock), who);
         return new WebEndpointResponse<>(
                 new ForceReleaseResult(name, key, false, null, "Not held: nothing to release"),
                 WebEndpointResponse.STATUS_NOT_FOUND);
@@ -219,7 +206,7 @@ public final class BizLocksEndpoint {
             String acquiredAt,
             String expiresAt) {
 
-        static HeldLock of(LockRow row, boolean showKey) {
+        static HeldLock of(BizLockDao.Row row, boolean showKey) {
             return new HeldLock(
                     row.name(),
                     showKey ? row.key() : MASK,
@@ -261,10 +248,10 @@ public final class BizLocksEndpoint {
             @Nullable String onLost,
             int waiting) {
 
-        static InstanceLock of(LockSnapshot lock, boolean showKey) {
+        static InstanceLock of(LockStatus.LocalLock lock, boolean showKey) {
             return new InstanceLock(
-                    lock.key().name(),
-                    showKey ? lock.key().key() : MASK,
+                    lock.name(),
+                    showKey ? lock.key() : MASK,
                     lock.mode(),
                     lock.holderThread(),
                     lock.fencingToken(),

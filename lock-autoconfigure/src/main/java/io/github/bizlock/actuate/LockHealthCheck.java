@@ -1,7 +1,8 @@
 package io.github.bizlock.actuate;
 
-import io.github.bizlock.internal.jdbc.LeaseDao;
-import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.service.BizLockDao;
+import io.github.bizlock.service.LockService;
+import io.github.bizlock.service.LockStatus;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
@@ -21,41 +22,36 @@ public final class LockHealthCheck {
     /** Up or down, and the details to show either way, in the order they are shown. */
     public record Result(boolean up, Map<String, Object> details) {}
 
-    private final Supplier<LeaseDao> daos;
-    private final Supplier<LockManager> managers;
+    private final Supplier<LockService> services;
 
-    public LockHealthCheck(LeaseDao dao, LockManager manager) {
-        this(constant(dao, "dao"), constant(manager, "manager"));
+    public LockHealthCheck(LockService service) {
+        Objects.requireNonNull(service, "service");
+        this.services = () -> service;
     }
 
     /**
-     * For lock beans created when the lock database first answers: each check gets them, and a supplier that fails
+     * For a lock service built when the lock database first answers: each check gets it, and a supplier that fails
      * (the database does not answer yet) makes the health down with its error.
      */
-    public LockHealthCheck(Supplier<LeaseDao> dao, Supplier<LockManager> manager) {
-        this.daos = Objects.requireNonNull(dao, "dao");
-        this.managers = Objects.requireNonNull(manager, "manager");
-    }
-
-    private static <T> Supplier<T> constant(T value, String name) {
-        Objects.requireNonNull(value, name);
-        return () -> value;
+    public LockHealthCheck(Supplier<LockService> service) {
+        this.services = Objects.requireNonNull(service, "service");
     }
 
     public Result check() {
-        LeaseDao dao = daos.get();
-        LockManager manager = managers.get();
+        LockService service = services.get();
+        BizLockDao dao = service.dao();
         LocalDateTime databaseTime = dao.databaseTime();
-        List<String> missing = dao.schema().missingTables();
-        int overdue = manager.overdueRenewalCount();
+        List<String> missing = dao.missingTables();
+        LockStatus status = service.status();
+        int overdue = status.renewalsOverdue();
         Map<String, Object> details = new LinkedHashMap<>();
-        details.put("database", dao.dialect().product());
+        details.put("database", dao.database());
         details.put("databaseTime", databaseTime.toInstant(ZoneOffset.UTC).toString());
         details.put("table", dao.table());
-        details.put("instance", manager.instanceId());
-        details.put("held", manager.heldCount());
-        details.put("waiting", manager.waitingCount());
-        details.put("renewed", manager.renewedCount());
+        details.put("instance", status.instanceId());
+        details.put("held", status.held());
+        details.put("waiting", status.waiting());
+        details.put("renewed", status.renewed());
         details.put("renewalsOverdue", overdue);
         if (!missing.isEmpty()) {
             details.put("missingTables", missing);

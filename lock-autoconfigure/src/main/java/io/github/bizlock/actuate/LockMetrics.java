@@ -2,8 +2,7 @@ package io.github.bizlock.actuate;
 
 import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockMode;
-import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.lock.LockObserver;
+import io.github.bizlock.service.LockObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -14,7 +13,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Records what a {@code LockManager} does as Micrometer meters, all named {@code bizlock.*}:
+ * Records what a {@code LockService} does as Micrometer meters, all named {@code bizlock.*}:
  *
  * <ul>
  *   <li>{@code bizlock.acquire} (timer; tags {@code name}, {@code mode}, {@code outcome} = {@code acquired},
@@ -55,8 +54,8 @@ public final class LockMetrics implements LockObserver {
     }
 
     @Override
-    public Acquisition acquisitionStarted(LockKey key, LockMode mode) {
-        Tags tags = tags(key, mode);
+    public Acquisition acquisitionStarted(String name, String key, LockMode mode) {
+        Tags tags = tags(name, key, mode);
         return (outcome, waitNanos) -> {
             Timer.builder("bizlock.acquire")
                     .description("Lock acquisitions, by outcome, and how long they took")
@@ -74,20 +73,20 @@ public final class LockMetrics implements LockObserver {
     }
 
     @Override
-    public void released(LockKey key, LockMode mode, long holdNanos) {
+    public void released(String name, String key, LockMode mode, long holdNanos) {
         Timer.builder("bizlock.hold")
                 .description("Time locks were held, from acquisition to release")
-                .tags(tags(key, mode))
+                .tags(tags(name, key, mode))
                 .register(registry)
                 .record(holdNanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
-    public void handedOver(LockKey key, LockMode mode) {
+    public void handedOver(String name, String key, LockMode mode) {
         count(
                 "bizlock.handoffs",
                 "Releases that passed the lock to a waiting thread of the same process, no round trip",
-                tags(key, mode),
+                tags(name, key, mode),
                 1);
     }
 
@@ -115,7 +114,7 @@ public final class LockMetrics implements LockObserver {
                 "bizlock.lost",
                 "Held locks that were lost, by cause: the lease ended, was taken over or removed, or the session"
                         + " ended or could not be checked",
-                tags(new LockKey(event.name(), event.key()), event.mode())
+                tags(event.name(), event.key(), event.mode())
                         .and("cause", event.cause().name().toLowerCase(Locale.ROOT)),
                 1);
     }
@@ -133,10 +132,10 @@ public final class LockMetrics implements LockObserver {
                 .increment(amount);
     }
 
-    private Tags tags(LockKey key, LockMode mode) {
-        Tags tags = Tags.of("name", key.name(), "mode", mode(mode));
+    private Tags tags(String name, String key, LockMode mode) {
+        Tags tags = Tags.of("name", name, "mode", mode(mode));
         if (!keyTagNames.isEmpty()) {
-            tags = tags.and("key", keyTagNames.contains(key.name()) ? key.key() : OTHER_KEY);
+            tags = tags.and("key", keyTagNames.contains(name) ? key : OTHER_KEY);
         }
         return tags;
     }

@@ -1,8 +1,7 @@
 package io.github.bizlock.actuate;
 
 import io.github.bizlock.LockMode;
-import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.lock.LockObserver;
+import io.github.bizlock.service.LockObserver;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.Locale;
@@ -29,16 +28,16 @@ public final class LockObservations implements LockObserver {
     }
 
     @Override
-    public Acquisition acquisitionStarted(LockKey key, LockMode mode) {
+    public Acquisition acquisitionStarted(String name, String key, LockMode mode) {
         if (registry.isNoop()) {
             return Acquisition.NONE;
         }
         Observation observation = Observation.createNotStarted(NAME, registry)
-                .contextualName("lock " + key.name())
-                .lowCardinalityKeyValue("name", key.name())
+                .contextualName("lock " + name)
+                .lowCardinalityKeyValue("name", name)
                 .lowCardinalityKeyValue("mode", LockMetrics.mode(mode));
-        if (keyTagNames.contains(key.name())) {
-            observation.highCardinalityKeyValue("key", key.key());
+        if (keyTagNames.contains(name)) {
+            observation.highCardinalityKeyValue("key", key);
         }
         observation.start();
         Observation.Scope scope = observation.openScope();

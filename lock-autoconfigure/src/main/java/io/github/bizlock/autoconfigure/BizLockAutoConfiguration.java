@@ -5,22 +5,13 @@ import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.aop.DistributedLockAdvisor;
 import io.github.bizlock.aop.RollbackOnLockLost;
-import io.github.bizlock.internal.engine.LockEngine;
-import io.github.bizlock.internal.housekeeping.Housekeeper;
-import io.github.bizlock.internal.jdbc.LeaseDao;
-import io.github.bizlock.internal.jdbc.dialect.Dialect;
-import io.github.bizlock.internal.jdbc.dialect.Dialects;
-import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
-import io.github.bizlock.internal.lock.DefaultLockTemplate;
-import io.github.bizlock.internal.lock.InstanceId;
-import io.github.bizlock.internal.lock.LockManager;
-import io.github.bizlock.internal.lock.LockObserver;
+import io.github.bizlock.service.BizLockDao;
+import io.github.bizlock.service.LockObserver;
+import io.github.bizlock.service.LockService;
 import javax.sql.DataSource;
-import org.jspecify.annotations.Nullable;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -43,18 +34,19 @@ import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.core.type.AnnotationMetadata;
-import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.util.ClassUtils;
 
 /**
- * Distributed locks on the application's MySQL or MariaDB {@link DataSource}: the lock table (migrated with Flyway or
- * checked), {@link LeaseDao}, the LEASE engine, {@link LockManager}, {@link LockTemplate}, housekeeping and the
- * {@code @DistributedLock} advisor. Every bean backs off when the application defines its own;
- * {@code bizlock.enabled=false} turns all of it off. The ROW and NAMED engines, and metrics, health and the endpoint,
- * come from {@link BizLockSessionAutoConfiguration} and {@link BizLockObservabilityAutoConfiguration}.
+ * Distributed locks on the application's MySQL or MariaDB {@link DataSource}: the {@code bizlock.*} properties mapped
+ * onto {@link LockService.Builder} ({@link LockServiceFactory}), the lock tables migrated with Flyway or checked
+ * before the service starts, and the beans an application uses: {@link LockTemplate}, {@link BizLockDao}, the
+ * {@link LockService} itself and the {@code @DistributedLock} advisor. The service is built at start-up, or, when the
+ * lock database does not answer then, at the first lock after it does ({@link LockDatabaseStartup}). What properties
+ * cannot say, a {@link BizLockServiceCustomizer} bean says; {@link LockLostListener} and {@link LockObserver} beans
+ * are added to the service. {@code bizlock.enabled=false} turns all of it off. Metrics, health and the endpoint come
+ * from {@link BizLockObservabilityAutoConfiguration}.
  */
 @AutoConfiguration(
         // By name, as Spring Boot 4 and Spring Boot 3.5 call them: Boot 4 moved each to a module of its own.
@@ -71,86 +63,38 @@ import org.springframework.util.ClassUtils;
 @ConditionalOnClass({DataSource.class, JdbcTemplate.class, PlatformTransactionManager.class})
 @ConditionalOnBooleanProperty(name = "bizlock.enabled", matchIfMissing = true)
 @ConditionalOnBean(DataSource.class)
-@EnableConfigurationProperties({BizLockProperties.class, BizLockConnectionsProperties.class})
+@EnableConfigurationProperties({
+    BizLockProperties.class,
+    BizLockWritesProperties.class,
+    BizLockConnectionsProperties.class,
+    BizLockSessionProperties.class,
+    BizLockNamedProperties.class
+})
 @Import(DatabaseInitializationDependencyConfigurer.class)
 public final class BizLockAutoConfiguration {
 
     private final BizLockProperties properties;
-    private final String instanceId;
 
     BizLockAutoConfiguration(BizLockProperties properties) {
         this.properties = properties;
-        this.instanceId = InstanceId.of(properties.getInstanceId());
-    }
-
-    /**
-     * The small pool of bizlock's own that LEASE writes, renewals and fencing tokens run on, made with the lock
-     * DataSource's settings: callers that hold every connection of the application's pool in open transactions cannot
-     * starve them: a copy of the HikariCP settings, or without HikariCP bizlock's own small pool of plain connections.
-     * Its {@code dataSource} is {@code null} when no pool can be made (without HikariCP, a DataSource whose URL and
-     * credentials cannot be read); lock writes then borrow from the lock DataSource. Not a {@link DataSource} bean, so
-     * the application's DataSource stays the only one.
-     */
-    public record LockWriteConnections(@Nullable DataSource dataSource) implements AutoCloseable {
-
-        @Override
-        public void close() throws Exception {
-            if (dataSource instanceof AutoCloseable pool) {
-                pool.close();
-            }
-        }
     }
 
     @Bean
-    @ConditionalOnMissingBean
-    LockWriteConnections bizLockWriteConnections(
-            BizLockConnectionsProperties connections,
-            ListableBeanFactory beanFactory,
-            @BizLockDataSource ObjectProvider<DataSource> qualified,
-            ObjectProvider<DataSource> dataSources) {
-        DataSource dataSource = lockDataSource(properties.getDatasource(), beanFactory, qualified, dataSources);
-        return new LockWriteConnections(LockConnections.pool(dataSource, connections.getMaxSize()));
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    @Lazy
-    LeaseDao bizLockDao(
-            LockWriteConnections writeConnections,
-            ListableBeanFactory beanFactory,
-            @BizLockDataSource ObjectProvider<DataSource> qualified,
-            ObjectProvider<DataSource> dataSources) {
-        DataSource dataSource = lockDataSource(properties.getDatasource(), beanFactory, qualified, dataSources);
-        String table = properties.getTableName();
-        // A transaction manager of bizlock's own: lock writes run in REQUIRES_NEW transactions on the lock
-        // DataSource, whatever transaction manager (JPA, JTA, several) the application uses.
-        Dialect dialect;
-        try {
-            dialect = Dialects.detect(dataSource, table, properties.getCluster().isSingleWriter());
-        } catch (DataAccessResourceFailureException ex) {
-            // The first connection bizlock makes: a database that does not answer is reported here, at start-up or at
-            // a lock before it first answered (LockDatabaseStartup).
-            throw LockDatabaseUnreachableException.of(dataSource, ex);
-        }
-        DataSource writes = writeConnections.dataSource();
-        return new LeaseDao(
-                dataSource,
-                writes != null ? writes : dataSource,
-                new DataSourceTransactionManager(dataSource),
-                dialect,
-                table);
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    @DependsOnDatabaseInitialization
-    @Lazy
-    BizLockSchemaInitializer bizLockSchemaInitializer(
-            LeaseDao dao,
+    LockServiceFactory bizLockServiceFactory(
+            BizLockWritesProperties writes,
+            BizLockConnectionsProperties formerWrites,
+            BizLockSessionProperties session,
+            BizLockNamedProperties named,
             ListableBeanFactory beanFactory,
             @BizLockDataSource ObjectProvider<DataSource> qualified,
             ObjectProvider<DataSource> dataSources,
-            ResourceLoader resourceLoader) {
+            ResourceLoader resourceLoader,
+            ApplicationEventPublisher publisher,
+            ObjectProvider<LockLostListener> listeners,
+            ObjectProvider<LockObserver> observers,
+            ObjectProvider<BizLockServiceCustomizer> customizers) {
+        DataSource dataSource =
+                LockDataSources.lockDataSource(properties.getDatasource(), beanFactory, qualified, dataSources);
         boolean migrate = properties.getMigration().isEnabled();
         if (migrate && !ClassUtils.isPresent(BizLockRuntimeHints.FLYWAY, resourceLoader.getClassLoader())) {
             throw new BizLockPropertyException(
@@ -160,121 +104,51 @@ public final class BizLockAutoConfiguration {
                     "Add org.flywaydb:flyway-mysql (it brings flyway-core), or set bizlock.migration.enabled=false and"
                             + " create the tables yourself (docs/database.md, \"Tables without Flyway\").");
         }
-        return new BizLockSchemaInitializer(
-                lockDataSource(properties.getDatasource(), beanFactory, qualified, dataSources), dao, migrate);
+        return new LockServiceFactory(
+                dataSource,
+                properties,
+                BizLockConnectionsProperties.maxWriteConnections(writes, formerWrites),
+                session,
+                named,
+                new BizLockSchemaInitializer(migrate),
+                new LockServiceFactory.Beans(publisher, listeners, observers, customizers));
     }
 
+    /**
+     * The running lock service, built when {@link LockDatabaseStartup} first asks for it: after the application's own
+     * database initialization (Flyway, Liquibase, SQL scripts), so that bizlock's tables are migrated or checked after
+     * it.
+     */
     @Bean
-    @ConditionalOnMissingBean
     @Lazy
-    LeaseLockEngine leaseLockEngine(LeaseDao dao) {
-        return new LeaseLockEngine(dao, instanceId, properties.getBackoff().toBackoff());
+    @DependsOnDatabaseInitialization
+    LockService bizLockService(LockServiceFactory factory) {
+        return factory.build();
     }
 
-    @Bean
-    @ConditionalOnMissingBean
-    @Lazy
-    LockManager lockManager(
-            BizLockSchemaInitializer schema,
-            LeaseDao dao,
-            ObjectProvider<LockEngine> engines,
-            ObjectProvider<LockLostListener> listeners,
-            ObjectProvider<LockObserver> observers,
-            ApplicationEventPublisher publisher) {
-        LockManager.Builder builder = LockManager.builder(instanceId)
-                .modeBindings(dao.modes())
-                .watchdogLease(properties.getWatchdogLease())
-                .fair(properties.isFair())
-                .localHandoffs(properties.getLocalHandoffs());
-        engines.orderedStream().forEach(builder::engine);
-        observers.orderedStream().forEach(builder::observer);
-        LockManager manager = builder.build();
-        manager.addListener(publisher::publishEvent);
-        listeners.orderedStream().forEach(manager::addListener);
-        return manager;
-    }
-
-    /** Creates the lazy beans above at start-up, or at the first lock after the lock database first answers. */
+    /** Builds the lock service at start-up, or at the first lock after the lock database first answers. */
     @Bean
     LockDatabaseStartup bizLockDatabaseStartup(ListableBeanFactory beanFactory) {
         return new LockDatabaseStartup(beanFactory, properties.isFailFast());
     }
 
+    /** The LEASE lock table's DAO; its writes run on bizlock's own connections, never in the caller's transaction. */
+    @Bean
+    @Lazy
+    BizLockDao bizLockDao(LockDatabaseStartup startup) {
+        return startup.service().dao();
+    }
+
     @Bean
     BizLockShutdown bizLockShutdown(LockDatabaseStartup startup) {
-        return new BizLockShutdown(startup::createdManager, properties.getShutdownGracePeriod());
+        return new BizLockShutdown(startup::createdService, properties.getShutdownGracePeriod());
     }
 
     @Bean
     @ConditionalOnMissingBean
-    LockTemplate lockTemplate(LockDatabaseStartup startup) {
+    LockTemplate lockTemplate(LockDatabaseStartup startup, LockServiceFactory factory) {
         return new DeferredLockTemplate(
-                startup,
-                manager -> new DefaultLockTemplate(
-                        manager,
-                        properties.getMode(),
-                        properties.getWaitTime(),
-                        properties.getLeaseTime(),
-                        properties.getOnLost()),
-                properties.getWaitTime(),
-                instanceId,
-                properties.getOnLost());
-    }
-
-    /**
-     * The DataSource named by {@code bizlock.datasource}, else the one marked {@link BizLockDataSource}, else the only
-     * or primary one.
-     */
-    static DataSource lockDataSource(
-            @Nullable String name,
-            ListableBeanFactory beanFactory,
-            ObjectProvider<DataSource> qualified,
-            ObjectProvider<DataSource> dataSources) {
-        if (name != null && !name.isBlank()) {
-            try {
-                return beanFactory.getBean(name, DataSource.class);
-            } catch (NoSuchBeanDefinitionException ex) {
-                throw new BizLockPropertyException(
-                        "bizlock.datasource",
-                        "'" + name + "'",
-                        "there is no DataSource bean named '" + name + "'",
-                        "Set bizlock.datasource to the name of one of the DataSource beans: "
-                                + String.join(", ", beanFactory.getBeanNamesForType(DataSource.class)));
-            }
-        }
-        DataSource marked = qualified.getIfAvailable();
-        if (marked != null) {
-            return marked;
-        }
-        DataSource unique = dataSources.getIfUnique();
-        if (unique == null) {
-            String beans = String.join(", ", beanFactory.getBeanNamesForType(DataSource.class));
-            throw new BizLockPropertyException(
-                    "bizlock.datasource",
-                    "(unset)",
-                    "bizlock needs one DataSource for its lock table, and there are several, none of them primary: "
-                            + beans,
-                    "Set bizlock.datasource to the name of the DataSource bean that holds the lock table (one of "
-                            + beans + "), or mark that bean @BizLockDataSource");
-        }
-        return unique;
-    }
-
-    /** Deletes rows of locks that have been free for longer than the retention. */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnBooleanProperty(name = "bizlock.housekeeping.enabled", matchIfMissing = true)
-    static class HousekeepingConfiguration {
-
-        @Bean
-        @ConditionalOnMissingBean
-        @Lazy
-        Housekeeper bizLockHousekeeper(LeaseDao dao, LockManager manager, BizLockProperties properties) {
-            BizLockHousekeepingProperties housekeeping = properties.getHousekeeping();
-            Housekeeper housekeeper =
-                    new Housekeeper(dao, manager, housekeeping.getRetention(), housekeeping.getBatchSize());
-            housekeeper.schedule(housekeeping.getInterval());
-            return housekeeper;
-        }
+                startup, properties.getWaitTime(), factory.instanceId(), properties.getOnLost());
     }
 
     /** The {@code @DistributedLock} advisor, and an auto-proxy creator if the application has none. */

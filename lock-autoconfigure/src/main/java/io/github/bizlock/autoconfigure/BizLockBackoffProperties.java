@@ -1,16 +1,16 @@
 package io.github.bizlock.autoconfigure;
 
-import io.github.bizlock.internal.jdbc.lease.Backoff;
+import io.github.bizlock.service.LockDefaults;
 import java.time.Duration;
 
 /** Pauses between attempts on a LEASE lock held elsewhere. */
 public class BizLockBackoffProperties {
 
     /** First pause between attempts on a lock held elsewhere; pauses double up to the maximum. */
-    private Duration initial = Backoff.DEFAULT.initial();
+    private Duration initial = LockDefaults.BACKOFF_INITIAL;
 
     /** Longest pause between attempts on a lock held elsewhere. */
-    private Duration max = Backoff.DEFAULT.max();
+    private Duration max = LockDefaults.BACKOFF_MAX;
 
     public Duration getInitial() {
         return initial;
@@ -21,7 +21,7 @@ public class BizLockBackoffProperties {
                 "bizlock.backoff.initial",
                 initial,
                 "Set bizlock.backoff.initial to a positive duration no longer than bizlock.backoff.max, such as "
-                        + PropertyChecks.text(Backoff.DEFAULT.initial()) + ", or remove it");
+                        + PropertyChecks.text(LockDefaults.BACKOFF_INITIAL) + ", or remove it");
     }
 
     public Duration getMax() {
@@ -33,15 +33,15 @@ public class BizLockBackoffProperties {
                 "bizlock.backoff.max",
                 max,
                 "Set bizlock.backoff.max to a positive duration no shorter than bizlock.backoff.initial, such as "
-                        + PropertyChecks.text(Backoff.DEFAULT.max()) + ", or remove it");
+                        + PropertyChecks.text(LockDefaults.BACKOFF_MAX) + ", or remove it");
     }
 
     /**
-     * The backoff of these bounds, checked together here, since each setter sees only its own.
+     * The maximum, checked against the first pause here, since each setter sees only its own.
      *
      * @throws BizLockPropertyException if the maximum is shorter than the first pause
      */
-    Backoff toBackoff() {
+    Duration checkedMax() {
         if (max.compareTo(initial) < 0) {
             throw new BizLockPropertyException(
                     "bizlock.backoff.max",
@@ -50,6 +50,6 @@ public class BizLockBackoffProperties {
                     "Set bizlock.backoff.max to at least bizlock.backoff.initial (" + PropertyChecks.text(initial)
                             + "), or bizlock.backoff.initial to at most " + PropertyChecks.text(max));
         }
-        return new Backoff(initial, max);
+        return max;
     }
 }

@@ -1,5 +1,6 @@
 package io.github.bizlock.autoconfigure;
 
+import io.github.bizlock.service.LockDefaults;
 import java.time.Duration;
 
 /** Deleting rows of locks that have been free for a while. */
@@ -9,13 +10,13 @@ public class BizLockHousekeepingProperties {
     private boolean enabled = true;
 
     /** How often housekeeping runs (on one instance at a time). */
-    private Duration interval = Duration.ofMinutes(10);
+    private Duration interval = LockDefaults.HOUSEKEEPING_INTERVAL;
 
     /** How long a lock row is kept after its lock was released or its lease ended. */
-    private Duration retention = Duration.ofHours(1);
+    private Duration retention = LockDefaults.HOUSEKEEPING_RETENTION;
 
     /** Most rows deleted per statement. */
-    private int batchSize = 500;
+    private int batchSize = LockDefaults.HOUSEKEEPING_BATCH_SIZE;
 
     public boolean isEnabled() {
         return enabled;

@@ -5,8 +5,7 @@ import io.github.bizlock.actuate.BizLocksEndpoint;
 import io.github.bizlock.actuate.LockGauges;
 import io.github.bizlock.actuate.LockMetrics;
 import io.github.bizlock.actuate.LockObservations;
-import io.github.bizlock.internal.jdbc.LeaseDao;
-import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.service.LockService;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import javax.sql.DataSource;
@@ -39,8 +38,8 @@ import org.springframework.transaction.PlatformTransactionManager;
         })
 @ConditionalOnClass({DataSource.class, JdbcTemplate.class, PlatformTransactionManager.class})
 @ConditionalOnBooleanProperty(name = "bizlock.enabled", matchIfMissing = true)
-// The lock beans' conditions, and the lock beans themselves (absent if BizLockAutoConfiguration is excluded).
-@ConditionalOnBean({DataSource.class, LeaseDao.class, LockManager.class, LockDatabaseStartup.class})
+// The lock service's conditions, and its beans (absent if BizLockAutoConfiguration is excluded).
+@ConditionalOnBean({DataSource.class, LockService.class, LockDatabaseStartup.class})
 @EnableConfigurationProperties(BizLockProperties.class)
 public final class BizLockObservabilityAutoConfiguration {
 
@@ -60,7 +59,7 @@ public final class BizLockObservabilityAutoConfiguration {
         @ConditionalOnMissingBean
         @ConditionalOnBean(MeterRegistry.class)
         LockGauges bizLockGauges(LockDatabaseStartup startup) {
-            return new LockGauges(startup::createdManager);
+            return new LockGauges(startup::createdService);
         }
     }
 
@@ -86,7 +85,7 @@ public final class BizLockObservabilityAutoConfiguration {
         @ConditionalOnMissingBean(name = "bizlockHealthIndicator")
         @ConditionalOnEnabledHealthIndicator("bizlock")
         BizLockHealthIndicator bizlockHealthIndicator(LockDatabaseStartup startup) {
-            return new BizLockHealthIndicator(startup::dao, startup::manager);
+            return new BizLockHealthIndicator(startup::service);
         }
     }
 
@@ -102,8 +101,7 @@ public final class BizLockObservabilityAutoConfiguration {
         BizLocksEndpoint bizLocksEndpoint(LockDatabaseStartup startup, BizLockProperties properties) {
             BizLockEndpointProperties endpoint = properties.getEndpoint();
             return new BizLocksEndpoint(
-                    startup::dao,
-                    startup::manager,
+                    startup::service,
                     endpoint.getMaxLocks(),
                     endpoint.getForceRelease().isEnabled(),
                     Show.valueOf(endpoint.getShowValues().name()),

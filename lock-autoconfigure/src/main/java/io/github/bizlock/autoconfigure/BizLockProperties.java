@@ -3,9 +3,7 @@ package io.github.bizlock.autoconfigure;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.aop.DistributedLockAdvisor;
-import io.github.bizlock.internal.jdbc.dialect.TableName;
-import io.github.bizlock.internal.lock.InstanceId;
-import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.service.LockDefaults;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -42,7 +40,7 @@ public class BizLockProperties {
     private @Nullable Duration leaseTime;
 
     /** Lease of watchdog-renewed locks, renewed every third of it; a crashed holder's lock frees after it. */
-    private Duration watchdogLease = Duration.ofSeconds(30);
+    private Duration watchdogLease = LockDefaults.WATCHDOG_LEASE;
 
     /**
      * How long holders get to unlock when the application stops; the locks still held then are reported lost to their
@@ -52,14 +50,14 @@ public class BizLockProperties {
     private Duration shutdownGracePeriod = Duration.ofSeconds(10);
 
     /** Whether threads of one instance get a contended lock in the order they asked for it. */
-    private boolean fair = true;
+    private boolean fair = LockDefaults.FAIR;
 
     /**
      * How often a lock may pass straight from one thread of this instance to another that waits for it, without a
      * round trip, before it is released for other instances (and never later than 100 ms after it was taken); 0
      * releases it every time.
      */
-    private int localHandoffs = 16;
+    private int localHandoffs = LockDefaults.LOCAL_HANDOFFS;
 
     /**
      * Name of this instance in lock rows, e.g. the pod's name, to which a random part is added (name:random) so that
@@ -68,7 +66,7 @@ public class BizLockProperties {
     private @Nullable String instanceId;
 
     /** Name of the lock table (letters, digits and underscores, at most 47), in the DataSource's schema. */
-    private String tableName = "biz_lock";
+    private String tableName = LockDefaults.TABLE_NAME;
 
     /** Order of the @DistributedLock advisor; it must be lower (outer) than the transaction advisor's. */
     private int advisorOrder = DEFAULT_ADVISOR_ORDER;
@@ -174,13 +172,13 @@ public class BizLockProperties {
 
     public void setWatchdogLease(Duration watchdogLease) {
         String fix = "Set bizlock.watchdog-lease to a duration from "
-                + PropertyChecks.text(LockManager.MIN_WATCHDOG_LEASE) + " to " + PropertyChecks.MAX_LEASE
-                + ", or remove it for the default of " + PropertyChecks.text(LockManager.DEFAULT_WATCHDOG_LEASE);
-        if (watchdogLease.compareTo(LockManager.MIN_WATCHDOG_LEASE) < 0) {
+                + PropertyChecks.text(LockDefaults.MIN_WATCHDOG_LEASE) + " to " + PropertyChecks.MAX_LEASE
+                + ", or remove it for the default of " + PropertyChecks.text(LockDefaults.WATCHDOG_LEASE);
+        if (watchdogLease.compareTo(LockDefaults.MIN_WATCHDOG_LEASE) < 0) {
             throw new BizLockPropertyException(
                     "bizlock.watchdog-lease",
                     PropertyChecks.text(watchdogLease),
-                    "it must be at least " + PropertyChecks.text(LockManager.MIN_WATCHDOG_LEASE)
+                    "it must be at least " + PropertyChecks.text(LockDefaults.MIN_WATCHDOG_LEASE)
                             + ", since it is renewed every third of it",
                     fix);
         }
@@ -206,7 +204,7 @@ public class BizLockProperties {
                 0,
                 "it must not be negative",
                 "Set bizlock.local-handoffs to 0 (release every time) or more, or remove it for the default of "
-                        + LockManager.DEFAULT_LOCAL_HANDOFFS);
+                        + LockDefaults.LOCAL_HANDOFFS);
     }
 
     public @Nullable String getInstanceId() {
@@ -215,13 +213,13 @@ public class BizLockProperties {
 
     public void setInstanceId(@Nullable String instanceId) {
         try {
-            this.instanceId = instanceId != null ? InstanceId.validate(instanceId) : null;
+            this.instanceId = instanceId != null ? LockDefaults.checkInstanceId(instanceId) : null;
         } catch (IllegalArgumentException ex) {
             throw PropertyChecks.refused(
                     "bizlock.instance-id",
                     instanceId,
                     ex,
-                    "Set bizlock.instance-id to a name of at most " + InstanceId.MAX_LENGTH
+                    "Set bizlock.instance-id to a name of at most " + LockDefaults.INSTANCE_ID_MAX_LENGTH
                             + " characters, or remove bizlock.instance-id to use host:pid:random");
         }
     }
@@ -232,15 +230,16 @@ public class BizLockProperties {
 
     public void setTableName(String tableName) {
         try {
-            this.tableName = TableName.validate(tableName);
+            this.tableName = LockDefaults.checkTableName(tableName);
         } catch (IllegalArgumentException ex) {
             throw PropertyChecks.refused(
                     "bizlock.table-name",
                     tableName,
                     ex,
-                    "Set bizlock.table-name to a name of at most " + TableName.MAX_LENGTH + " characters of"
+                    "Set bizlock.table-name to a name of at most " + LockDefaults.TABLE_NAME_MAX_LENGTH
+                            + " characters of"
                             + " letters, digits and underscores that starts with a letter or underscore, or remove"
-                            + " it to use " + TableName.DEFAULT);
+                            + " it to use " + LockDefaults.TABLE_NAME);
         }
     }
 

@@ -1,28 +1,27 @@
 package io.github.bizlock.autoconfigure;
 
-import io.github.bizlock.internal.jdbc.LeaseDao;
-import io.github.bizlock.internal.jdbc.LockSchema;
-import io.github.bizlock.internal.jdbc.dialect.TableName;
+import io.github.bizlock.service.LockDefaults;
+import io.github.bizlock.service.LockTables;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.InitializingBean;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Makes sure the lock table exists before any lock bean is used: applies bizlock's Flyway migrations with a history
+ * The step {@link io.github.bizlock.service.LockService.Builder#build()} runs before it checks the lock tables: applies bizlock's Flyway migrations with a history
  * table of their own ({@code <table>_migrations}), so an application's own Flyway history is not touched, or, with
  * migration off, checks that the table is there and fails with the DDL to run if not. Migrating needs Flyway
  * ({@code flyway-core}, with {@code flyway-mysql} for the server) on the class path; checking does not.
  */
-public class BizLockSchemaInitializer implements InitializingBean {
+final class BizLockSchemaInitializer implements Consumer<LockTables> {
 
     private static final Logger log = LoggerFactory.getLogger(BizLockSchemaInitializer.class);
 
@@ -32,18 +31,10 @@ public class BizLockSchemaInitializer implements InitializingBean {
     /** ER_DBACCESS_DENIED_ERROR: "Access denied for user ... to database ...". */
     private static final int ER_DBACCESS_DENIED = 1044;
 
-    private final DataSource dataSource;
-    private final LeaseDao dao;
     private final boolean migrate;
 
-    /**
-     * @param dataSource the lock table's DataSource
-     * @param dao the DAO whose table to create or check
-     * @param migrate whether to apply the migrations (otherwise only check)
-     */
-    public BizLockSchemaInitializer(DataSource dataSource, LeaseDao dao, boolean migrate) {
-        this.dataSource = dataSource;
-        this.dao = dao;
+    /** @param migrate whether to apply the migrations (otherwise only check) */
+    BizLockSchemaInitializer(boolean migrate) {
         this.migrate = migrate;
     }
 
@@ -54,38 +45,40 @@ public class BizLockSchemaInitializer implements InitializingBean {
     private static final int MIGRATION_ATTEMPTS = 3;
 
     /** The Flyway history table of bizlock's migrations for a lock table. */
-    public static String historyTable(String table) {
-        return TableName.validate(table) + "_migrations";
+    static String historyTable(String table) {
+        return LockDefaults.checkTableName(table) + "_migrations";
     }
 
     @Override
-    public void afterPropertiesSet() {
+    public void accept(LockTables tables) {
+        DataSource dataSource = tables.dataSource();
         if (migrate) {
-            migrate();
+            migrate(tables);
         }
-        List<String> missing = dao.schema().missingTables();
+        List<String> missing = tables.missingTables();
         if (!missing.isEmpty()) {
-            throw new LockTablesMissingException(missing, schema(), dao.table(), migrate);
+            throw new LockTablesMissingException(missing, schema(dataSource), tables.table(), migrate);
         }
-        dao.schema().verify();
+        tables.verify();
     }
 
-    private void migrate() {
-        String table = dao.table();
+    private void migrate(LockTables tables) {
+        DataSource dataSource = tables.dataSource();
+        String table = tables.table();
         try {
             // Flyway's own lock is GET_LOCK, which on a Galera cluster locks one node only: instances starting
             // together on different nodes would run the same migrations at once and fail. The migration lease
             // excludes them cluster-wide. Flyway is optional: only FlywayMigration names it, so this class loads
             // without it.
-            dao.migrationLease()
-                    .runExclusively(MIGRATION_WAIT, () -> FlywayMigration.apply(dataSource, table, dao.schema()));
+            tables.runExclusively(MIGRATION_WAIT, () -> FlywayMigration.apply(dataSource, table, tables));
         } catch (RuntimeException ex) {
             // Caught as RuntimeException, not FlywayException: this class must load without Flyway on the classpath.
             SQLException denied = deniedBy(ex);
             if (denied == null) {
                 throw ex;
             }
-            throw new LockMigrationDeniedException(currentUser(), schema(), table, denied.getMessage(), ex);
+            throw new LockMigrationDeniedException(
+                    currentUser(dataSource), schema(dataSource), table, denied.getMessage(), ex);
         }
     }
 
@@ -93,12 +86,12 @@ public class BizLockSchemaInitializer implements InitializingBean {
     private static final class FlywayMigration {
 
         /** @return the number of migrations applied */
-        static int apply(DataSource dataSource, String table, LockSchema schema) {
+        static int apply(DataSource dataSource, String table, LockTables schema) {
             Flyway flyway = Flyway.configure(BizLockSchemaInitializer.class.getClassLoader())
                     .dataSource(dataSource)
-                    .locations(LockSchema.MIGRATION_LOCATION)
+                    .locations(LockTables.MIGRATION_LOCATION)
                     .table(historyTable(table))
-                    .placeholders(Map.of(LockSchema.TABLE_PLACEHOLDER, table))
+                    .placeholders(Map.of(LockTables.TABLE_PLACEHOLDER, table))
                     // The schema usually holds the application's tables already: start bizlock's history below V1.
                     .baselineOnMigrate(true)
                     .baselineVersion("0")
@@ -123,7 +116,7 @@ public class BizLockSchemaInitializer implements InitializingBean {
          * prints): Flyway records the version they are at as its baseline, instead of running the migrations that
          * created them again and failing on a table that exists (which would leave a failed row in the history).
          */
-        private static Flyway baselineTablesMadeByHand(Flyway flyway, String table, LockSchema schema) {
+        private static Flyway baselineTablesMadeByHand(Flyway flyway, String table, LockTables schema) {
             int version = schema.versionWithoutHistory();
             if (version == 0) {
                 return flyway;
@@ -183,12 +176,12 @@ public class BizLockSchemaInitializer implements InitializingBean {
     }
 
     /** The database (schema) the lock DataSource connects to. */
-    private String schema() {
+    private static String schema(DataSource dataSource) {
         return String.valueOf(new JdbcTemplate(dataSource).queryForObject("SELECT DATABASE()", String.class));
     }
 
     /** The account the server checks rights of, as a GRANT names it: {@code 'app'@'%'}. */
-    private String currentUser() {
+    private static String currentUser(DataSource dataSource) {
         String user =
                 String.valueOf(new JdbcTemplate(dataSource).queryForObject("SELECT CURRENT_USER()", String.class));
         int at = user.lastIndexOf('@');

@@ -1,5 +1,6 @@
 package io.github.bizlock.autoconfigure;
 
+import io.github.bizlock.service.LockDefaults;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -12,13 +13,13 @@ public class BizLockSessionProperties {
      * it); one more is opened to end waits. An acquisition that finds them all held waits for one within its wait time,
      * then fails naming this setting.
      */
-    private int maxConnections = 10;
+    private int maxConnections = LockDefaults.MAX_SESSIONS;
 
     /**
      * How often a held ROW or NAMED lock's session is checked (a third of the watchdog lease if that is shorter): the
      * longest a holder goes on, unaware, after its session was killed or the server restarted.
      */
-    private Duration heartbeat = Duration.ofSeconds(1);
+    private Duration heartbeat = LockDefaults.SESSION_HEARTBEAT;
 
     public int getMaxConnections() {
         return maxConnections;

@@ -5,19 +5,17 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
-import io.github.bizlock.internal.lock.LockManager;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
-import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The application's {@link LockTemplate}: the lock manager's template, made when the first lock finds the lock beans
- * created ({@link LockDatabaseStartup}). While the lock database has not answered, every lock fails with a
+ * The application's {@link LockTemplate}: the lock service's template, taken when the first lock finds the service
+ * built ({@link LockDatabaseStartup}). While the lock database has not answered, every lock fails with a
  * {@link LockAcquisitionException} that says why: at once, or, for a lock that waits, when its wait time ends without
  * the database answering; a database that answers within it gives the lock, waited for in what is left of it. What
  * does not need the database (the instance id, the lost-lock policy, a {@link Lock} view) works before it.
@@ -25,26 +23,19 @@ import org.jspecify.annotations.Nullable;
 final class DeferredLockTemplate implements LockTemplate {
 
     private final LockDatabaseStartup startup;
-    private final Function<LockManager, LockTemplate> templateOf;
     private final Duration defaultWaitTime;
     private final String instanceId;
     private final LockLostPolicy defaultOnLost;
     private volatile @Nullable LockTemplate template;
 
     /**
-     * @param templateOf the template of the lock manager, once there is one
      * @param defaultWaitTime the wait time of locks whose options name none ({@code bizlock.wait-time})
      * @param instanceId this instance's owner id
      * @param defaultOnLost the lost-lock policy of locks whose options name none
      */
     DeferredLockTemplate(
-            LockDatabaseStartup startup,
-            Function<LockManager, LockTemplate> templateOf,
-            Duration defaultWaitTime,
-            String instanceId,
-            LockLostPolicy defaultOnLost) {
+            LockDatabaseStartup startup, Duration defaultWaitTime, String instanceId, LockLostPolicy defaultOnLost) {
         this.startup = startup;
-        this.templateOf = templateOf;
         this.defaultWaitTime = defaultWaitTime;
         this.instanceId = instanceId;
         this.defaultOnLost = defaultOnLost;
@@ -87,17 +78,15 @@ final class DeferredLockTemplate implements LockTemplate {
         return instanceId;
     }
 
-    /** The template, with the lock beans created by {@code deadlineNanos} ({@link System#nanoTime()}) at most. */
+    /** The template, with the lock service built by {@code deadlineNanos} ({@link System#nanoTime()}) at most. */
     private LockTemplate template(String name, String key, long deadlineNanos) {
         LockTemplate ready = template;
         if (ready == null) {
-            LockManager manager;
             try {
-                manager = startup.manager(deadlineNanos);
+                ready = startup.service(deadlineNanos).template();
             } catch (RuntimeException ex) {
-                throw new LockAcquisitionException(name, key, LockDatabaseStartup.whyNotReady(ex), ex);
+                throw new LockAcquisitionException(name, key, LockDatabaseUnreachableException.whyNotReady(ex), ex);
             }
-            ready = templateOf.apply(manager);
             template = ready;
         }
         return ready;
@@ -145,7 +134,7 @@ final class DeferredLockTemplate implements LockTemplate {
             this.options = options;
         }
 
-        /** The view, with the lock beans created by {@code deadlineNanos} ({@link System#nanoTime()}) at most. */
+        /** The view, with the lock service built by {@code deadlineNanos} ({@link System#nanoTime()}) at most. */
         private Lock view(long deadlineNanos) {
             Lock made = view.get();
             if (made == null) {

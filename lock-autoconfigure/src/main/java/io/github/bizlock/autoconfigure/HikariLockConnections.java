@@ -5,7 +5,6 @@ import com.zaxxer.hikari.HikariCredentialsProvider;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.util.Credentials;
 import com.zaxxer.hikari.util.DriverDataSource;
-import io.github.bizlock.internal.jdbc.HikariLockPool;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -15,7 +14,6 @@ import java.util.Properties;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.jdbc.DataSourceBuilder;
 
 /** {@link LockConnections} from HikariCP's settings; loaded only when HikariCP is on the class path. */
 final class HikariLockConnections {
@@ -24,23 +22,6 @@ final class HikariLockConnections {
 
     static boolean isHikari(DataSource dataSource) {
         return dataSource instanceof HikariDataSource;
-    }
-
-    /**
-     * A copy of the application's Hikari configuration (or one derived from another pool's URL), resized; started at
-     * its first connection.
-     */
-    static DataSource pool(DataSource lockDataSource, int size) {
-        if (lockDataSource instanceof HikariDataSource) {
-            return HikariLockPool.copyOf(lockDataSource, size);
-        }
-        HikariConfig config = new HikariConfig();
-        DataSourceBuilder.derivedFrom(lockDataSource)
-                .type(HikariDataSource.class)
-                .build()
-                .copyStateTo(config);
-        config.setPoolName("bizlock");
-        return HikariLockPool.resized(config, size);
     }
 
     /** Unpooled connections opened as the application's pool opens them, then set up as it sets them up. */
@@ -70,9 +51,9 @@ final class HikariLockConnections {
                         config.getPassword());
             } else {
                 throw new IllegalStateException("bizlock cannot open plain connections from a HikariCP pool configured"
-                        + " with a data source class name or JNDI name (" + config.getPoolName() + "); define a"
-                        + " BizLockSessionAutoConfiguration.SessionConnections bean with a DataSource for the"
-                        + " connections ROW and NAMED locks hold");
+                        + " with a data source class name or JNDI name (" + config.getPoolName() + ") for the"
+                        + " connections ROW and NAMED locks hold; define a BizLockServiceCustomizer bean that gives"
+                        + " LockService.Builder a sessionDataSource");
             }
         }
 

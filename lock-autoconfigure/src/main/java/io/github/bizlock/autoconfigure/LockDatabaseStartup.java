@@ -1,8 +1,6 @@
 package io.github.bizlock.autoconfigure;
 
-import io.github.bizlock.internal.housekeeping.Housekeeper;
-import io.github.bizlock.internal.jdbc.LeaseDao;
-import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.service.LockService;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -12,14 +10,13 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 
 /**
- * Creates bizlock's beans that need the lock database (the DAO, which asks the server what it is; the tables' migration
- * or check; the engines, the lock manager and housekeeping; all declared lazy): at start-up, or, when the database
- * does not answer then, at the first lock after it does.
+ * Creates the {@link LockService} bean, which needs the lock database (it asks the server what it is, migrates or
+ * checks the tables, then starts the engines and housekeeping; declared lazy): at start-up, or, when the database does
+ * not answer then, at the first lock after it does.
  *
  * <p>A start with the database down goes on with a warning unless {@code bizlock.fail-fast} is set, and every lock
  * fails until the database answers, saying why, at once or when its wait time ends; nothing runs without its lock. Any
@@ -29,7 +26,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  * <p>The start's attempt runs on the starting thread. A new one after it failed runs on a thread of its own
  * ({@code bizlock-start}), one at a time: a database that takes connections and says nothing would otherwise hold a lock
  * for the driver's connect timeout. A caller waits for it until its own deadline, and at least {@link
- * #NEW_ATTEMPT_WAIT}; an attempt the caller stopped waiting for goes on, and the lock manager it creates serves the next
+ * #NEW_ATTEMPT_WAIT}; an attempt the caller stopped waiting for goes on, and the lock service it creates serves the next
  * lock. While the database does not answer, a caller with time left tries again every {@link #WAITING_RETRY_EVERY}.
  */
 final class LockDatabaseStartup implements SmartInitializingSingleton {
@@ -51,7 +48,7 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
 
     /**
      * How long a caller that cannot wait waits for a new attempt after a failed one: what a database that answers needs
-     * (as {@link io.github.bizlock.internal.engine.LockEngine#DEADLINE_SLACK}).
+     * (as the engines' slack for a deadline).
      */
     static final Duration NEW_ATTEMPT_WAIT = Duration.ofSeconds(1);
 
@@ -60,11 +57,11 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
     /** Guards {@link #attempt} and the start's attempt; never held while waiting for the database after the start. */
     private final ReentrantLock creating = new ReentrantLock();
 
-    private volatile @Nullable LockManager manager;
+    private volatile @Nullable LockService service;
     private volatile @Nullable RuntimeException lastFailure;
     private volatile long lastFailureNanos;
     /** The new attempt under way on a thread of its own, if any; guarded by {@link #creating}. */
-    private @Nullable CompletableFuture<LockManager> attempt;
+    private @Nullable CompletableFuture<LockService> attempt;
 
     LockDatabaseStartup(ListableBeanFactory beanFactory, boolean failFast) {
         this.beanFactory = beanFactory;
@@ -74,9 +71,9 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
     @Override
     public void afterSingletonsInstantiated() {
         try {
-            manager();
+            service();
         } catch (RuntimeException ex) {
-            LockDatabaseUnreachableException unreachable = unreachable(ex);
+            LockDatabaseUnreachableException unreachable = LockDatabaseUnreachableException.in(ex);
             if (failFast || unreachable == null || unreachable.credentialsRefused()) {
                 throw ex;
             }
@@ -89,31 +86,31 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
     }
 
     /**
-     * The lock manager for a caller that cannot wait: {@link #manager(long)} with a deadline of now.
+     * The lock service for a caller that cannot wait: {@link #service(long)} with a deadline of now.
      *
-     * @throws RuntimeException why the lock beans could not be created; the last attempt's failure, without a new one,
+     * @throws RuntimeException why the lock service could not be built; the last attempt's failure, without a new one,
      *     for {@link #RETRY_AFTER} after it
      */
-    LockManager manager() {
-        return manager(System.nanoTime());
+    LockService service() {
+        return service(System.nanoTime());
     }
 
     /**
-     * The lock manager, with the lock beans created on the first call that finds the database answering. A caller
+     * The lock service, built on the first call that finds the database answering. A caller
      * with time left before {@code deadlineNanos} ({@link System#nanoTime()}) waits for an attempt under way, and has
      * one made every {@link #WAITING_RETRY_EVERY} until its deadline while the database does not answer: a lock that
      * waits gets its lock when the database answers within its wait time, not the failure of an attempt made before.
      *
-     * @throws RuntimeException why the lock beans could not be created by the deadline: the last attempt's failure
+     * @throws RuntimeException why the lock service could not be built by the deadline: the last attempt's failure
      */
-    LockManager manager(long deadlineNanos) {
+    LockService service(long deadlineNanos) {
         while (true) {
-            LockManager created = manager;
+            LockService created = service;
             if (created != null) {
                 return created;
             }
             if (lastFailure == null) {
-                LockManager first;
+                LockService first;
                 try {
                     first = createHere();
                 } catch (RuntimeException ex) {
@@ -125,12 +122,12 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
                 }
                 continue; // the start's attempt failed while this caller waited for it
             }
-            CompletableFuture<LockManager> current;
+            CompletableFuture<LockService> current;
             RuntimeException failure;
             long nextTry;
             creating.lock();
             try {
-                created = manager;
+                created = service;
                 if (created != null) {
                     return created;
                 }
@@ -167,7 +164,7 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
      */
     private static void giveUpOrPause(RuntimeException failure, long nextTry, long deadlineNanos) {
         // An interrupted caller stops at once: it would otherwise spin on an attempt it can no longer wait for.
-        if (unreachable(failure) == null
+        if (LockDatabaseUnreachableException.in(failure) == null
                 || nextTry - deadlineNanos > 0
                 || Thread.currentThread().isInterrupted()
                 || !sleepUntil(nextTry)) {
@@ -179,11 +176,11 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
      * The start's attempt (or one of a call before it), on the caller's thread; callers that come meanwhile wait for it,
      * having no failure yet to give. {@code null} if it had been made and failed by the time this caller got to it.
      */
-    private @Nullable LockManager createHere() {
+    private @Nullable LockService createHere() {
         // A lock, not synchronized: creating the beans waits on the database, which would pin a virtual thread.
         creating.lock();
         try {
-            LockManager created = manager;
+            LockService created = service;
             if (created != null) {
                 return created;
             }
@@ -194,8 +191,8 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
     }
 
     /** Starts a new attempt on a thread of its own; the caller holds {@link #creating}. */
-    private CompletableFuture<LockManager> startAttempt() {
-        CompletableFuture<LockManager> current = new CompletableFuture<>();
+    private CompletableFuture<LockService> startAttempt() {
+        CompletableFuture<LockService> current = new CompletableFuture<>();
         attempt = current;
         Thread thread = new Thread(() -> attempt(current), "bizlock-start");
         thread.setDaemon(true);
@@ -204,7 +201,7 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
     }
 
     /** Waits for an attempt until the deadline, and at least {@link #NEW_ATTEMPT_WAIT}. */
-    private LockManager await(CompletableFuture<LockManager> current, long deadlineNanos) {
+    private LockService await(CompletableFuture<LockService> current, long deadlineNanos) {
         long waitNanos = Math.max(deadlineNanos - System.nanoTime(), NEW_ATTEMPT_WAIT.toNanos());
         try {
             return current.get(waitNanos, TimeUnit.NANOSECONDS);
@@ -221,9 +218,9 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
         }
     }
 
-    /** The lock manager if the attempt the caller stopped waiting for has just created it, else the last failure. */
-    private LockManager stillCreating() {
-        LockManager created = manager;
+    /** The lock service if the attempt the caller stopped waiting for has just created it, else the last failure. */
+    private LockService stillCreating() {
+        LockService created = service;
         if (created != null) {
             return created;
         }
@@ -234,7 +231,7 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
         throw latest;
     }
 
-    private void attempt(CompletableFuture<LockManager> current) {
+    private void attempt(CompletableFuture<LockService> current) {
         try {
             current.complete(create());
         } catch (RuntimeException ex) {
@@ -252,12 +249,11 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
         }
     }
 
-    /** Creates the lock beans, recording the failure or the lock manager. */
-    private LockManager create() {
+    /** Builds the lock service, recording the failure or the service. */
+    private LockService create() {
         try {
-            LockManager created = beanFactory.getBean(LockManager.class);
-            beanFactory.getBeanProvider(Housekeeper.class).ifAvailable(housekeeper -> {});
-            manager = created;
+            LockService created = beanFactory.getBean(LockService.class);
+            service = created;
             lastFailure = null;
             return created;
         } catch (RuntimeException ex) {
@@ -281,41 +277,9 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
         return true;
     }
 
-    /** The lock manager if the lock beans have been created, else {@code null}; never connects. */
+    /** The lock service if it has been built, else {@code null}; never connects. */
     @Nullable
-    LockManager createdManager() {
-        return manager;
-    }
-
-    /** The DAO, with the lock beans created as by {@link #manager()}. */
-    LeaseDao dao() {
-        manager();
-        return beanFactory.getBean(LeaseDao.class);
-    }
-
-    /**
-     * What a lock that could not be created because of the given failure should say: for an unreachable database,
-     * where it is and what to check; otherwise the words of the failure bizlock reported (not the bean's wrapping).
-     */
-    static String whyNotReady(RuntimeException failure) {
-        LockDatabaseUnreachableException unreachable = unreachable(failure);
-        if (unreachable != null) {
-            return unreachable.getMessage() + ". Check " + LockDatabaseUnreachableException.WHAT_TO_CHECK
-                    + ". Locks fail, holding nothing, until it answers.";
-        }
-        Throwable cause = failure;
-        while (cause instanceof BeansException && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return "bizlock could not set up its locks: " + cause.getMessage();
-    }
-
-    private static @Nullable LockDatabaseUnreachableException unreachable(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof LockDatabaseUnreachableException unreachable) {
-                return unreachable;
-            }
-        }
-        return null;
+    LockService createdService() {
+        return service;
     }
 }

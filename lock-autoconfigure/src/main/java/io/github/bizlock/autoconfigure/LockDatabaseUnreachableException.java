@@ -6,6 +6,7 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanWrapper;
 import org.springframework.beans.BeanWrapperImpl;
+import org.springframework.beans.BeansException;
 import org.springframework.core.NestedExceptionUtils;
 
 /**
@@ -97,5 +98,33 @@ final class LockDatabaseUnreachableException extends IllegalStateException {
 
     String reason() {
         return reason;
+    }
+
+    /**
+     * What a lock that could not be had because the lock service could not be built should say: for an unreachable
+     * database, where it is and what to check; otherwise the words of the failure bizlock reported (not the bean's
+     * wrapping).
+     */
+    static String whyNotReady(RuntimeException failure) {
+        LockDatabaseUnreachableException unreachable = in(failure);
+        if (unreachable != null) {
+            return unreachable.getMessage() + ". Check " + WHAT_TO_CHECK
+                    + ". Locks fail, holding nothing, until it answers.";
+        }
+        Throwable cause = failure;
+        while (cause instanceof BeansException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return "bizlock could not set up its locks: " + cause.getMessage();
+    }
+
+    /** The unreachable database among the failure's causes, or {@code null}. */
+    static @Nullable LockDatabaseUnreachableException in(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof LockDatabaseUnreachableException unreachable) {
+                return unreachable;
+            }
+        }
+        return null;
     }
 }

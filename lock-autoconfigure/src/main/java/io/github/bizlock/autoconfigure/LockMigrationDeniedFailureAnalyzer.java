@@ -1,6 +1,6 @@
 package io.github.bizlock.autoconfigure;
 
-import io.github.bizlock.internal.jdbc.LockSchema;
+import io.github.bizlock.service.LockTables;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
@@ -17,7 +17,7 @@ class LockMigrationDeniedFailureAnalyzer extends AbstractFailureAnalyzer<LockMig
                         + "\n\nor set bizlock.migration.enabled=false and have an administrator create the tables"
                         + " (the user then needs only SELECT, INSERT, UPDATE and DELETE on them), with these"
                         + " statements (those of migrations not applied yet, when upgrading):\n\n"
-                        + LockSchema.ddl(cause.table()),
+                        + LockTables.ddl(cause.table()),
                 cause);
     }
 }

@@ -1,6 +1,6 @@
 package io.github.bizlock.autoconfigure;
 
-import io.github.bizlock.internal.jdbc.LockSchema;
+import io.github.bizlock.service.LockTables;
 import java.util.List;
 
 /**
@@ -23,7 +23,7 @@ final class LockTablesMissingException extends IllegalStateException {
     LockTablesMissingException(List<String> missing, String schema, String table, boolean migrationEnabled) {
         super("The bizlock tables " + String.join(", ", missing) + " are missing from database " + schema
                 + " (bizlock.migration.enabled=" + migrationEnabled + "). Run the statements of the migrations not"
-                + " applied yet:\n" + LockSchema.ddl(table));
+                + " applied yet:\n" + LockTables.ddl(table));
         this.missing = List.copyOf(missing);
         this.schema = schema;
         this.table = table;

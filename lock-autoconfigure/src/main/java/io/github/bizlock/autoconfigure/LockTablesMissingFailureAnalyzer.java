@@ -1,6 +1,6 @@
 package io.github.bizlock.autoconfigure;
 
-import io.github.bizlock.internal.jdbc.LockSchema;
+import io.github.bizlock.service.LockTables;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
@@ -23,6 +23,6 @@ class LockTablesMissingFailureAnalyzer extends AbstractFailureAnalyzer<LockTable
                 : "Set bizlock.migration.enabled=true (the default) to have bizlock create the tables at start-up,"
                         + " or run the statements below that create the missing ones (all of them, on an empty"
                         + " schema):\n\n";
-        return new FailureAnalysis(description, action + LockSchema.ddl(cause.table()), cause);
+        return new FailureAnalysis(description, action + LockTables.ddl(cause.table()), cause);
     }
 }

@@ -6,11 +6,8 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
-import io.github.bizlock.LockMode;
 import io.github.bizlock.SwitchableDataSource;
-import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.lock.InstanceId;
-import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.service.LockService;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
@@ -35,9 +32,11 @@ class BizLockHealthIndicatorTest {
     @Test
     void isDownWhileTheDatabaseDoesNotAnswerAndUpWhenItAnswersAgain(DataSource dataSource) {
         SwitchableDataSource lockDatabase = new SwitchableDataSource(dataSource);
-        try (LockManager manager = LockFixture.manager(LockFixture.dao(lockDatabase), InstanceId.generate())
+        try (LockService service = LockService.builder(lockDatabase)
+                .lockConnections(lockDatabase)
+                .housekeeping(false)
                 .build()) {
-            BizLockHealthIndicator health = new BizLockHealthIndicator(LockFixture.dao(lockDatabase), manager);
+            BizLockHealthIndicator health = new BizLockHealthIndicator(service);
             assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
 
             lockDatabase.fail(); // no connection to the lock database, as when its pool cannot reach it
@@ -53,16 +52,16 @@ class BizLockHealthIndicatorTest {
     @Test
     void isDownWithTheErrorWhileTheLockBeansCannotBeMadeAndUpOnceTheyAre(DataSource dataSource) {
         AtomicBoolean answering = new AtomicBoolean();
-        try (LockManager manager = LockFixture.manager(LockFixture.dao(dataSource), InstanceId.generate())
+        try (LockService service = LockService.builder(dataSource)
+                .lockConnections(dataSource)
+                .housekeeping(false)
                 .build()) {
-            BizLockHealthIndicator health = new BizLockHealthIndicator(
-                    () -> {
-                        if (!answering.get()) {
-                            throw new IllegalStateException("the lock database has not answered yet");
-                        }
-                        return LockFixture.dao(dataSource);
-                    },
-                    () -> manager);
+            BizLockHealthIndicator health = new BizLockHealthIndicator(() -> {
+                if (!answering.get()) {
+                    throw new IllegalStateException("the lock database has not answered yet");
+                }
+                return service;
+            });
 
             Health down = health.health(true);
             assertThat(down.getStatus()).isEqualTo(Status.DOWN);
@@ -73,7 +72,7 @@ class BizLockHealthIndicatorTest {
             Health up = health.health(true);
             assertThat(up.getStatus()).isEqualTo(Status.UP);
             assertThat(up.getDetails())
-                    .containsEntry("instance", manager.instanceId())
+                    .containsEntry("instance", service.template().instanceId())
                     .containsEntry("renewalsOverdue", 0);
         }
     }
@@ -86,13 +85,14 @@ class BizLockHealthIndicatorTest {
         config.setPassword(database.password());
         config.setMaximumPoolSize(2);
         HikariDataSource lockPool = new HikariDataSource(config);
-        try (LockManager manager = LockFixture.manager(LockFixture.dao(lockPool), InstanceId.generate())
+        try (LockService service = LockService.builder(database.dataSource())
+                .lockConnections(lockPool)
                 .watchdogLease(Duration.ofSeconds(3))
+                .housekeeping(false)
                 .build()) {
-            // The indicator reads through a healthy connection; the manager's renewals go through lockPool.
-            BizLockHealthIndicator health = new BizLockHealthIndicator(LockFixture.dao(database.dataSource()), manager);
-            LockHandle held = manager.tryAcquire(new LockKey("health", "1"), LockMode.LEASE, Duration.ZERO, null)
-                    .orElseThrow();
+            // The indicator reads through a healthy connection; the renewals go through lockPool.
+            BizLockHealthIndicator health = new BizLockHealthIndicator(service);
+            LockHandle held = service.template().acquire("health", "1");
             assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
 
             lockPool.close(); // this instance can no longer reach the lock database

@@ -6,11 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
-import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.LeaseDao;
-import io.github.bizlock.internal.jdbc.LockRow;
-import io.github.bizlock.internal.lock.InstanceId;
-import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.service.BizLockDao;
+import io.github.bizlock.service.LockService;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.security.Principal;
 import java.time.Duration;
@@ -37,8 +34,8 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 @ExtendWith({TestDatabaseExtension.class, OutputCaptureExtension.class})
 class BizLocksEndpointTest {
 
-    private LeaseDao dao;
-    private LockManager manager;
+    private LockService service;
+    private BizLockDao dao;
 
     @BeforeAll
     static void createSchema(DataSource dataSource) {
@@ -47,22 +44,20 @@ class BizLocksEndpointTest {
 
     @BeforeEach
     void setUp(DataSource dataSource) {
-        dao = LockFixture.dao(dataSource);
-        manager = LockFixture.manager(dao, InstanceId.generate()).build();
+        service = LockService.builder(dataSource)
+                .lockConnections(dataSource)
+                .housekeeping(false)
+                .build();
+        dao = service.dao();
     }
 
     @AfterEach
     void tearDown() {
-        manager.close();
+        service.close();
     }
 
     private LockHandle hold(String name, String key) {
-        try {
-            return manager.tryAcquire(new LockKey(name, key), LockMode.LEASE, Duration.ZERO, null)
-                    .orElseThrow();
-        } catch (InterruptedException ex) {
-            throw new AssertionError(ex);
-        }
+        return service.template().tryAcquire(name, key, Duration.ZERO).orElseThrow();
     }
 
     private static SecurityContext as(@Nullable String user, String... roles) {
@@ -80,7 +75,7 @@ class BizLocksEndpointTest {
     }
 
     private BizLocksEndpoint showing(Show showValues, String... roles) {
-        return new BizLocksEndpoint(() -> dao, () -> manager, 10, false, showValues, List.of(roles));
+        return new BizLocksEndpoint(() -> service, 10, false, showValues, List.of(roles));
     }
 
     private static List<String> keys(BizLocksEndpoint.LocksReport report) {
@@ -93,9 +88,9 @@ class BizLocksEndpointTest {
     @Test
     void refusesAMaxLocksBelowOneAndListsOneLockWithMaxLocksOne() {
         assertThatIllegalArgumentException()
-                .isThrownBy(() -> new BizLocksEndpoint(dao, manager, 0, false))
+                .isThrownBy(() -> new BizLocksEndpoint(service, 0, false))
                 .withMessage("bizlock.endpoint.max-locks must be at least 1, was 0");
-        BizLocksEndpoint endpoint = new BizLocksEndpoint(() -> dao, () -> manager, 1, false, Show.ALWAYS, List.of());
+        BizLocksEndpoint endpoint = new BizLocksEndpoint(() -> service, 1, false, Show.ALWAYS, List.of());
 
         try (LockHandle first = hold("single", "a")) {
             BizLocksEndpoint.LocksReport one = endpoint.locks(SecurityContext.NONE);
@@ -104,16 +99,16 @@ class BizLocksEndpointTest {
                     .as("exactly max-locks held: nothing left out")
                     .isFalse();
             BizLocksEndpoint.HeldLock listed = one.held().get(0);
-            LockRow row = dao.find(new LockKey("single", "a")).orElseThrow();
+            BizLockDao.Row row = dao.find("single", "a").orElseThrow();
             assertThat(listed.fencingToken()).isEqualTo(first.fencingToken());
-            assertThat(listed.owner()).isEqualTo(manager.instanceId());
+            assertThat(listed.owner()).isEqualTo(service.template().instanceId());
             assertThat(listed.mode()).isEqualTo(LockMode.LEASE);
             assertThat(listed.acquiredAt())
                     .as("the database's time, in UTC")
                     .isEqualTo(row.acquiredAt().toInstant(ZoneOffset.UTC).toString());
             assertThat(listed.expiresAt())
                     .isEqualTo(row.expiresAt().toInstant(ZoneOffset.UTC).toString());
-            assertThat(one.instance()).isEqualTo(manager.instanceId());
+            assertThat(one.instance()).isEqualTo(service.template().instanceId());
 
             try (LockHandle second = hold("single", "b")) {
                 BizLocksEndpoint.LocksReport two = endpoint.locks(SecurityContext.NONE);
@@ -134,7 +129,7 @@ class BizLocksEndpointTest {
             List<String> shown = List.of("ann@example.com", "ann@example.com");
             List<String> masked = List.of(BizLocksEndpoint.MASK, BizLocksEndpoint.MASK);
 
-            assertThat(keys(new BizLocksEndpoint(dao, manager, 10, false).locks(as("ops", "ADMIN"))))
+            assertThat(keys(new BizLocksEndpoint(service, 10, false).locks(as("ops", "ADMIN"))))
                     .as("the plain constructor never shows keys")
                     .isEqualTo(masked);
             assertThat(keys(showing(Show.NEVER).locks(as("ops", "ADMIN")))).isEqualTo(masked);
@@ -157,14 +152,14 @@ class BizLocksEndpointTest {
             BizLocksEndpoint.HeldLock row =
                     showing(Show.NEVER).locks(as(null)).held().get(0);
             assertThat(row.name()).isEqualTo("customer");
-            assertThat(row.owner()).isEqualTo(manager.instanceId());
+            assertThat(row.owner()).isEqualTo(service.template().instanceId());
             assertThat(row.fencingToken()).isEqualTo(held.fencingToken());
         }
     }
 
     @Test
     void aForceReleaseOfANameOrKeyNoLockCanHaveIsABadRequest() {
-        BizLocksEndpoint endpoint = new BizLocksEndpoint(dao, manager, 10, true);
+        BizLocksEndpoint endpoint = new BizLocksEndpoint(service, 10, true);
 
         WebEndpointResponse<BizLocksEndpoint.ForceReleaseResult> response = endpoint.release(" ", "1", as("ops"));
 
@@ -175,23 +170,25 @@ class BizLocksEndpointTest {
 
     @Test
     void aForceReleaseWithoutAPrincipalIsLoggedAsAnUnauthenticatedCaller(CapturedOutput output) {
-        BizLocksEndpoint refusing = new BizLocksEndpoint(dao, manager, 10, false);
+        BizLocksEndpoint refusing = new BizLocksEndpoint(service, 10, false);
         assertThat(refusing.release("anon", "1", as(null)).getStatus()).isEqualTo(403);
         assertThat(output.getAll()).contains("lock anon/1 requested by an unauthenticated caller:");
 
-        BizLocksEndpoint endpoint = new BizLocksEndpoint(dao, manager, 10, true);
+        BizLocksEndpoint endpoint = new BizLocksEndpoint(service, 10, true);
         LockHandle held = hold("anon", "2");
         WebEndpointResponse<BizLocksEndpoint.ForceReleaseResult> released = endpoint.release("anon", "2", as(null));
         assertThat(released.getStatus()).isEqualTo(200);
-        assertThat(released.getBody().formerOwner()).isEqualTo(manager.instanceId());
+        assertThat(released.getBody().formerOwner())
+                .isEqualTo(service.template().instanceId());
         assertThat(output.getAll())
-                .contains("bizlock force-released lock anon/2 (owner " + manager.instanceId() + ", fencing token "
-                        + held.fencingToken() + ") at the request of an unauthenticated caller");
+                .contains("bizlock force-released lock anon/2 (owner "
+                        + service.template().instanceId() + ", fencing token " + held.fencingToken()
+                        + ") at the request of an unauthenticated caller");
     }
 
     @Test
     void aForceReleaseOfALockReleasedBeforeNamesNoFormerOwner() {
-        BizLocksEndpoint endpoint = new BizLocksEndpoint(dao, manager, 10, true);
+        BizLocksEndpoint endpoint = new BizLocksEndpoint(service, 10, true);
         hold("done", "1").unlock(); // its row stays, free
 
         WebEndpointResponse<BizLocksEndpoint.ForceReleaseResult> response = endpoint.release("done", "1", as("ops"));
@@ -204,10 +201,10 @@ class BizLocksEndpointTest {
     @Test
     void logsTheInputOfAForceReleaseEscapedSoItCannotForgeLogLines(CapturedOutput output) {
         String forged = "1\r\n2026-01-01T00:00:00Z  WARN bizlock force-released lock order/42";
-        BizLocksEndpoint refusing = new BizLocksEndpoint(dao, manager, 10, false);
+        BizLocksEndpoint refusing = new BizLocksEndpoint(service, 10, false);
         assertThat(refusing.release("audit\u2028", forged, as("ops\nadmin")).getStatus())
                 .isEqualTo(403);
-        BizLocksEndpoint endpoint = new BizLocksEndpoint(dao, manager, 10, true);
+        BizLocksEndpoint endpoint = new BizLocksEndpoint(service, 10, true);
         assertThat(endpoint.release("audit\t", forged, as("ops")).getStatus()).isEqualTo(404);
 
         assertThat(output.getAll())

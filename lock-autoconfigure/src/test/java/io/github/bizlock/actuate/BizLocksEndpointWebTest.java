@@ -10,10 +10,10 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.LeaseDao;
-import io.github.bizlock.internal.jdbc.dialect.Dialects;
-import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.service.BizLockDao;
+import io.github.bizlock.service.LockService;
+import io.github.bizlock.service.LockTables;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import jakarta.servlet.Filter;
@@ -26,6 +26,7 @@ import java.net.http.HttpResponse;
 import java.security.Principal;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -42,7 +43,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * A real Spring Boot application with a web server, Actuator and the starter: the health indicator, the
@@ -141,14 +142,21 @@ class BizLocksEndpointWebTest {
 
     @Test
     void healthIsDownWhenTheTablesAreMissing(DataSource dataSource) {
-        LeaseDao absent = new LeaseDao(
-                dataSource,
-                new DataSourceTransactionManager(dataSource),
-                Dialects.detect(dataSource, "absent_lock"),
-                "absent_lock");
-        try (LockManager manager =
-                LockFixture.manager(absent, InstanceId.generate()).build()) {
-            Health health = new BizLockHealthIndicator(absent, manager).health(true);
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        String ddl = LockTables.ddl("absent_lock").replaceAll("(?m)^--.*$", "");
+        Arrays.stream(ddl.split(";"))
+                .map(String::strip)
+                .filter(statement -> !statement.isEmpty())
+                .forEach(jdbc::execute);
+        try (LockService service = LockService.builder(dataSource)
+                .tableName("absent_lock")
+                .lockConnections(dataSource)
+                .housekeeping(false)
+                .build()) {
+            // Dropped while the application runs: by hand, or a restore of the schema from before them.
+            jdbc.execute("DROP TABLE absent_lock, absent_lock_token_floor, absent_lock_row, absent_lock_token,"
+                    + " absent_lock_mode");
+            Health health = new BizLockHealthIndicator(service).health(true);
             assertThat(health.getStatus()).isEqualTo(Status.DOWN);
             assertThat(health.getDetails())
                     .containsEntry(
@@ -177,7 +185,7 @@ class BizLocksEndpointWebTest {
                 assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
                 Map<String, Object> report = json(response);
                 assertThat(report.get("instance"))
-                        .isEqualTo(app.getBean(LockManager.class).instanceId());
+                        .isEqualTo(app.getBean(LockTemplate.class).instanceId());
                 assertThat(list(report, "held"))
                         .anySatisfy(lock -> assertThat(lock)
                                 .containsEntry("name", "order")
@@ -192,7 +200,7 @@ class BizLocksEndpointWebTest {
                         .anySatisfy(lock -> assertThat(lock)
                                 .containsEntry("name", "stock")
                                 .containsEntry(
-                                        "owner", app.getBean(LockManager.class).instanceId()));
+                                        "owner", app.getBean(LockTemplate.class).instanceId()));
                 assertThat(list(report, "local"))
                         .singleElement()
                         .satisfies(lock -> assertThat(lock)
@@ -210,8 +218,8 @@ class BizLocksEndpointWebTest {
                 assertThat(refused.statusCode()).isEqualTo(403);
                 assertThat(refused.body()).contains("bizlock.endpoint.force-release.enabled");
                 assertThat(remote.isHeld()).isTrue();
-                assertThat(app.getBean(LeaseDao.class)
-                                .find(new LockKey("order", "42"))
+                assertThat(app.getBean(BizLockDao.class)
+                                .find("order", "42")
                                 .orElseThrow()
                                 .held())
                         .as("still held after the refusal")

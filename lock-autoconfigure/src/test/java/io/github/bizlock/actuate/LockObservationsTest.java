@@ -8,7 +8,8 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
-import io.github.bizlock.internal.lock.LockObserver;
+import io.github.bizlock.service.LockObserver;
+import io.github.bizlock.service.TestServices;
 import io.github.bizlock.test.TestDatabaseExtension;
 import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
@@ -68,7 +69,7 @@ class LockObservationsTest {
         registry.observationConfig().observationHandler(recorder);
         try (LockManager holder = LockFixture.manager(dataSource).build();
                 LockManager observed = LockFixture.manager(LockFixture.dao(dataSource), InstanceId.generate())
-                        .observer(new LockObservations(registry, Set.of("order")))
+                        .observer(TestServices.observer(new LockObservations(registry, Set.of("order"))))
                         .build()) {
             LockKey order = new LockKey("order", "42");
             observed.tryAcquire(order, LockMode.LEASE, Duration.ZERO, null)
@@ -108,11 +109,11 @@ class LockObservationsTest {
     @Test
     void withANoopRegistryAcquisitionsAreNotObservedAndLocksWork(DataSource dataSource) throws Exception {
         LockObservations observations = new LockObservations(ObservationRegistry.NOOP, Set.of("order"));
-        assertThat(observations.acquisitionStarted(new LockKey("order", "1"), LockMode.LEASE))
+        assertThat(observations.acquisitionStarted("order", "1", LockMode.LEASE))
                 .as("nothing to record")
                 .isSameAs(LockObserver.Acquisition.NONE);
         try (LockManager observed = LockFixture.manager(LockFixture.dao(dataSource), InstanceId.generate())
-                .observer(observations)
+                .observer(TestServices.observer(observations))
                 .build()) {
             observed.tryAcquire(new LockKey("order", "noop"), LockMode.LEASE, Duration.ZERO, null)
                     .orElseThrow()

@@ -14,6 +14,8 @@ import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.service.LockService;
+import io.github.bizlock.service.TestServices;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import io.micrometer.core.instrument.Counter;
@@ -72,9 +74,9 @@ class MetricsTest {
     private LockManager manager(LeaseDao dao, Set<String> keyTagNames, Duration watchdogLease) {
         LockManager manager = LockFixture.manager(dao, InstanceId.generate())
                 .watchdogLease(watchdogLease)
-                .observer(new LockMetrics(registry, keyTagNames))
+                .observer(TestServices.observer(new LockMetrics(registry, keyTagNames)))
                 .build();
-        new LockGauges(manager).bindTo(registry);
+        new LockGauges(TestServices.of(manager, dao)).bindTo(registry);
         return manager;
     }
 
@@ -296,15 +298,16 @@ class MetricsTest {
 
     @Test
     void gaugesReadZeroUntilTheLockManagerIsMadeThenFollowIt(DataSource dataSource) throws Exception {
-        AtomicReference<LockManager> made = new AtomicReference<>();
+        AtomicReference<LockService> made = new AtomicReference<>();
         new LockGauges(made::get).bindTo(registry);
         assertThat(gauge("bizlock.held")).isZero();
         assertThat(gauge("bizlock.waiting")).isZero();
         assertThat(gauge("bizlock.renewals.overdue")).isZero();
 
-        try (LockManager manager = LockFixture.manager(LockFixture.dao(dataSource), InstanceId.generate())
-                .build()) {
-            made.set(manager);
+        LeaseDao dao = LockFixture.dao(dataSource);
+        try (LockManager manager =
+                LockFixture.manager(dao, InstanceId.generate()).build()) {
+            made.set(TestServices.of(manager, dao));
             try (LockHandle ignored = manager.tryAcquire(
                             new LockKey("gauged", "1"), LockMode.LEASE, Duration.ZERO, null)
                     .orElseThrow()) {

@@ -10,11 +10,10 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.annotation.OnFailure;
-import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.LeaseDao;
-import io.github.bizlock.internal.jdbc.LockRow;
-import io.github.bizlock.internal.lock.LockManager;
-import io.github.bizlock.internal.lock.LockSnapshot;
+import io.github.bizlock.service.BizLockDao;
+import io.github.bizlock.service.LockDefaults;
+import io.github.bizlock.service.LockService;
+import io.github.bizlock.service.LockStatus;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.lang.annotation.ElementType;
@@ -47,9 +46,9 @@ class DistributedLockAnnotationTest {
 
     static class DefaultOrders implements Orders {
 
-        private final ObjectProvider<LeaseDao> dao;
+        private final ObjectProvider<BizLockDao> dao;
 
-        DefaultOrders(ObjectProvider<LeaseDao> dao) {
+        DefaultOrders(ObjectProvider<BizLockDao> dao) {
             this.dao = dao;
         }
 
@@ -69,9 +68,9 @@ class DistributedLockAnnotationTest {
     @DistributedLock(key = "#p0")
     static class Reports {
 
-        private final ObjectProvider<LeaseDao> dao;
+        private final ObjectProvider<BizLockDao> dao;
 
-        Reports(ObjectProvider<LeaseDao> dao) {
+        Reports(ObjectProvider<BizLockDao> dao) {
             this.dao = dao;
         }
 
@@ -82,9 +81,9 @@ class DistributedLockAnnotationTest {
 
     static class Jobs {
 
-        private final ObjectProvider<LeaseDao> dao;
+        private final ObjectProvider<BizLockDao> dao;
 
-        Jobs(ObjectProvider<LeaseDao> dao) {
+        Jobs(ObjectProvider<BizLockDao> dao) {
             this.dao = dao;
         }
 
@@ -134,10 +133,10 @@ class DistributedLockAnnotationTest {
 
     static class Leases {
 
-        private final ObjectProvider<LeaseDao> dao;
-        private final ObjectProvider<LockManager> manager;
+        private final ObjectProvider<BizLockDao> dao;
+        private final ObjectProvider<LockService> manager;
 
-        Leases(ObjectProvider<LeaseDao> dao, ObjectProvider<LockManager> manager) {
+        Leases(ObjectProvider<BizLockDao> dao, ObjectProvider<LockService> manager) {
             this.dao = dao;
             this.manager = manager;
         }
@@ -153,9 +152,9 @@ class DistributedLockAnnotationTest {
         }
 
         private Lease lease(String id) {
-            LockRow row = dao.getObject().find(new LockKey("leased", id)).orElseThrow();
-            LockSnapshot lock = manager.getObject().locks().stream()
-                    .filter(snapshot -> snapshot.key().key().equals(id))
+            BizLockDao.Row row = dao.getObject().find("leased", id).orElseThrow();
+            LockStatus.LocalLock lock = manager.getObject().localLocks().stream()
+                    .filter(snapshot -> snapshot.key().equals(id))
                     .findFirst()
                     .orElseThrow();
             return new Lease(Duration.between(row.acquiredAt(), row.expiresAt()), lock.renewedByWatchdog());
@@ -166,22 +165,22 @@ class DistributedLockAnnotationTest {
     static class Services {
 
         @Bean
-        Leases leases(ObjectProvider<LeaseDao> dao, ObjectProvider<LockManager> manager) {
+        Leases leases(ObjectProvider<BizLockDao> dao, ObjectProvider<LockService> manager) {
             return new Leases(dao, manager);
         }
 
         @Bean
-        DefaultOrders orders(ObjectProvider<LeaseDao> dao) {
+        DefaultOrders orders(ObjectProvider<BizLockDao> dao) {
             return new DefaultOrders(dao);
         }
 
         @Bean
-        Reports reports(ObjectProvider<LeaseDao> dao) {
+        Reports reports(ObjectProvider<BizLockDao> dao) {
             return new Reports(dao);
         }
 
         @Bean
-        Jobs jobs(ObjectProvider<LeaseDao> dao) {
+        Jobs jobs(ObjectProvider<BizLockDao> dao) {
             return new Jobs(dao);
         }
     }
@@ -199,7 +198,7 @@ class DistributedLockAnnotationTest {
             Orders orders = context.getBean(Orders.class);
             assertThat(AopUtils.isJdkDynamicProxy(orders)).isTrue();
             assertThat(orders.submit(new Order("o-1"))).isTrue();
-            assertThat(heldInDatabase(context.getBean(LeaseDao.class), "order", "o-1"))
+            assertThat(heldInDatabase(context.getBean(BizLockDao.class), "order", "o-1"))
                     .as("released after the call")
                     .isFalse();
         });
@@ -345,7 +344,7 @@ class DistributedLockAnnotationTest {
             assertThat(leases.fixed("a")).isEqualTo(new Lease(Duration.ofSeconds(7), false));
             assertThat(leases.renewed("b"))
                     .as("without it, the watchdog lease, renewed")
-                    .isEqualTo(new Lease(LockManager.DEFAULT_WATCHDOG_LEASE, true));
+                    .isEqualTo(new Lease(LockDefaults.WATCHDOG_LEASE, true));
         });
     }
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.bizlock.annotation.DistributedLock;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.service.BizLockDao;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.util.List;
@@ -22,9 +22,9 @@ class DistributedLockKeyTest {
     /** One method, inherited by two beans whose class-level annotations lock it by different expressions. */
     abstract static class Reports {
 
-        private final ObjectProvider<LeaseDao> dao;
+        private final ObjectProvider<BizLockDao> dao;
 
-        Reports(ObjectProvider<LeaseDao> dao) {
+        Reports(ObjectProvider<BizLockDao> dao) {
             this.dao = dao;
         }
 
@@ -37,7 +37,7 @@ class DistributedLockKeyTest {
     @DistributedLock(name = "daily", key = "#p0")
     static class DailyReports extends Reports {
 
-        DailyReports(ObjectProvider<LeaseDao> dao) {
+        DailyReports(ObjectProvider<BizLockDao> dao) {
             super(dao);
         }
     }
@@ -45,7 +45,7 @@ class DistributedLockKeyTest {
     @DistributedLock(name = "monthly", key = "'month-' + #p0.substring(0, 7)")
     static class MonthlyReports extends Reports {
 
-        MonthlyReports(ObjectProvider<LeaseDao> dao) {
+        MonthlyReports(ObjectProvider<BizLockDao> dao) {
             super(dao);
         }
     }
@@ -106,7 +106,7 @@ class DistributedLockKeyTest {
                 .withBean(Carts.class);
     }
 
-    private static List<String> heldInDatabase(ObjectProvider<LeaseDao> dao) {
+    private static List<String> heldInDatabase(ObjectProvider<BizLockDao> dao) {
         return dao.getObject().findHeld(10).stream()
                 .map(row -> row.name() + "/" + row.key())
                 .toList();

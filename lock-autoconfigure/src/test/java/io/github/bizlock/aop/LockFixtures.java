@@ -1,11 +1,10 @@
 package io.github.bizlock.aop;
 
 import io.github.bizlock.LockHandle;
+import io.github.bizlock.LockLostListener;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.autoconfigure.BizLockAutoConfiguration;
-import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.LeaseDao;
-import io.github.bizlock.internal.jdbc.LockRow;
+import io.github.bizlock.service.BizLockDao;
 import io.github.bizlock.test.TestDatabase;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -13,9 +12,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /** A context runner with bizlock on a test database, and helpers to look at and hold locks. */
 final class LockFixtures {
@@ -38,9 +40,26 @@ final class LockFixtures {
                         "bizlock.housekeeping.enabled=false");
     }
 
+    /** A lost-lock listener bean that a test points at a listener of its own while the context runs. */
+    @Configuration(proxyBeanMethods = false)
+    static class ForwardedLosses {
+
+        volatile @Nullable LockLostListener target;
+
+        @Bean
+        LockLostListener forwardedLosses() {
+            return event -> {
+                LockLostListener listener = target;
+                if (listener != null) {
+                    listener.onLockLost(event);
+                }
+            };
+        }
+    }
+
     /** Whether the database says the lock is held now. */
-    static boolean heldInDatabase(LeaseDao dao, String name, String key) {
-        return dao.find(new LockKey(name, key)).map(LockRow::held).orElse(false);
+    static boolean heldInDatabase(BizLockDao dao, String name, String key) {
+        return dao.find(name, key).map(BizLockDao.Row::held).orElse(false);
     }
 
     /** Runs {@code action} while another thread holds the lock, and returns what it returned. */

@@ -132,7 +132,7 @@ class LockLostPolicyTest {
                 .withConfiguration(AutoConfigurations.of(SpringBootAutoConfigurations.of(
                         "transaction", "TransactionManagerCustomizationAutoConfiguration")))
                 .withPropertyValues("bizlock.watchdog-lease=900ms")
-                .withUserConfiguration(Services.class);
+                .withUserConfiguration(Services.class, LockFixtures.ForwardedLosses.class);
         threads = Executors.newCachedThreadPool();
     }
 
@@ -165,10 +165,10 @@ class LockLostPolicyTest {
     }
 
     /** Runs the call on another thread, forces the loss once it holds the lock, and returns how the call ended. */
-    private Throwable callAndLoseTheLock(Writer writer, LockManager manager, String id, Callable call)
+    private Throwable callAndLoseTheLock(Writer writer, LockFixtures.ForwardedLosses losses, String id, Callable call)
             throws Exception {
         writer.reset();
-        manager.addListener(event -> {
+        losses.target = (event -> {
             if (event.key().equals(id)) {
                 writer.lockLost();
             }
@@ -202,7 +202,7 @@ class LockLostPolicyTest {
             Writer writer = context.getBean(Writer.class);
             Throwable failure = callAndLoseTheLock(
                     writer,
-                    context.getBean(LockManager.class),
+                    context.getBean(LockFixtures.ForwardedLosses.class),
                     "own",
                     () -> writer.rollbackOnlyInOwnTransaction("own"));
             assertThat(failure)
@@ -220,7 +220,7 @@ class LockLostPolicyTest {
             TransactionTemplate outer = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
             Throwable failure = callAndLoseTheLock(
                     writer,
-                    context.getBean(LockManager.class),
+                    context.getBean(LockFixtures.ForwardedLosses.class),
                     "callers",
                     () -> outer.executeWithoutResult(status -> {
                         try {
@@ -242,7 +242,7 @@ class LockLostPolicyTest {
             Writer writer = context.getBean(Writer.class);
             Throwable failure = callAndLoseTheLock(
                     writer,
-                    context.getBean(LockManager.class),
+                    context.getBean(LockFixtures.ForwardedLosses.class),
                     "logged",
                     () -> writer.defaultPolicyInOwnTransaction("logged"));
             assertThat(failure)
@@ -259,7 +259,7 @@ class LockLostPolicyTest {
             Writer writer = context.getBean(Writer.class);
             Throwable failure = callAndLoseTheLock(
                     writer,
-                    context.getBean(LockManager.class),
+                    context.getBean(LockFixtures.ForwardedLosses.class),
                     "by-property",
                     () -> writer.defaultPolicyInOwnTransaction("by-property"));
             assertThat(failure).isInstanceOf(LockLostException.class).hasMessageContaining("rolled back");
@@ -273,7 +273,7 @@ class LockLostPolicyTest {
             Writer writer = context.getBean(Writer.class);
             Throwable failure = callAndLoseTheLock(
                     writer,
-                    context.getBean(LockManager.class),
+                    context.getBean(LockFixtures.ForwardedLosses.class),
                     "interrupted-by-property",
                     () -> writer.sleepUnderTheDefaultPolicy("interrupted-by-property"));
             assertThat(failure)
@@ -300,7 +300,7 @@ class LockLostPolicyTest {
             Writer writer = context.getBean(Writer.class);
             Throwable failure = callAndLoseTheLock(
                     writer,
-                    context.getBean(LockManager.class),
+                    context.getBean(LockFixtures.ForwardedLosses.class),
                     "own-manager",
                     () -> writer.rollbackOnlyInOwnTransaction("own-manager"));
             assertThat(failure).isInstanceOf(LockLostException.class).hasMessageContaining("rolled back");

@@ -9,14 +9,12 @@ import io.github.bizlock.LockModeConflictException;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.annotation.OnFailure;
-import io.github.bizlock.autoconfigure.BizLockSessionAutoConfiguration;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -33,9 +31,7 @@ class LockModeConflictTest {
 
     @BeforeEach
     void setUp(TestDatabase database) {
-        runner = LockFixtures.runner(database)
-                .withConfiguration(AutoConfigurations.of(BizLockSessionAutoConfiguration.class))
-                .withUserConfiguration(Stock.Config.class);
+        runner = LockFixtures.runner(database).withUserConfiguration(Stock.Config.class);
     }
 
     @Test

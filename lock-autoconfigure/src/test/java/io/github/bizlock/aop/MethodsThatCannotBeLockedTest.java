@@ -4,7 +4,7 @@ import static io.github.bizlock.aop.LockFixtures.heldInDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bizlock.annotation.DistributedLock;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.service.BizLockDao;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.util.concurrent.CompletableFuture;
@@ -143,9 +143,9 @@ class MethodsThatCannotBeLockedTest {
     /** A JDK proxy calls the interface's handle(Object), which reaches handle(String) through a bridge method. */
     static class OrderHandler implements Handler<String> {
 
-        private final ObjectProvider<LeaseDao> dao;
+        private final ObjectProvider<BizLockDao> dao;
 
-        OrderHandler(ObjectProvider<LeaseDao> dao) {
+        OrderHandler(ObjectProvider<BizLockDao> dao) {
             this.dao = dao;
         }
 
@@ -167,9 +167,9 @@ class MethodsThatCannotBeLockedTest {
     @DistributedLock(name = "job")
     static class Lockable extends Base {
 
-        private final ObjectProvider<LeaseDao> dao;
+        private final ObjectProvider<BizLockDao> dao;
 
-        Lockable(ObjectProvider<LeaseDao> dao) {
+        Lockable(ObjectProvider<BizLockDao> dao) {
             this.dao = dao;
         }
 
@@ -191,12 +191,12 @@ class MethodsThatCannotBeLockedTest {
     /** Two beans that need each other: the first is proxied early, while the second is created. */
     static class Cyclic {
 
-        private final ObjectProvider<LeaseDao> dao;
+        private final ObjectProvider<BizLockDao> dao;
 
         @Autowired
         Other other;
 
-        Cyclic(ObjectProvider<LeaseDao> dao) {
+        Cyclic(ObjectProvider<BizLockDao> dao) {
             this.dao = dao;
         }
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.bizlock.annotation.DistributedLock;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.service.BizLockDao;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,7 +35,7 @@ class ReleaseOnFailureTest {
     void aMethodThatThrowsReleasesItsLock() {
         runner.run(context -> {
             Failing failing = context.getBean(Failing.class);
-            LeaseDao dao = context.getBean(LeaseDao.class);
+            BizLockDao dao = context.getBean(BizLockDao.class);
             assertThatThrownBy(() -> failing.fail("7")).isInstanceOf(IllegalStateException.class);
             assertThat(failing.heldInside())
                     .as("the lock was held while the method ran")
@@ -50,7 +50,7 @@ class ReleaseOnFailureTest {
     void aTransactionalMethodThatThrowsReleasesItsLockAfterTheRollback() {
         runner.run(context -> {
             Failing failing = context.getBean(Failing.class);
-            LeaseDao dao = context.getBean(LeaseDao.class);
+            BizLockDao dao = context.getBean(BizLockDao.class);
             assertThatThrownBy(() -> failing.failInTransaction("8")).isInstanceOf(IllegalStateException.class);
             assertThat(failing.heldInside())
                     .as("the lock was held while the method ran")
@@ -65,7 +65,7 @@ class ReleaseOnFailureTest {
     void aCheckedExceptionReleasesTheLockToo() {
         runner.run(context -> {
             Failing failing = context.getBean(Failing.class);
-            LeaseDao dao = context.getBean(LeaseDao.class);
+            BizLockDao dao = context.getBean(BizLockDao.class);
             assertThatThrownBy(() -> failing.failChecked("9")).isInstanceOf(Exception.class);
             assertThat(failing.heldInside())
                     .as("the lock was held while the method ran")
@@ -76,10 +76,10 @@ class ReleaseOnFailureTest {
 
     static class Failing {
 
-        private final LeaseDao dao;
+        private final BizLockDao dao;
         private volatile boolean heldInside;
 
-        Failing(LeaseDao dao) {
+        Failing(BizLockDao dao) {
             this.dao = dao;
         }
 
@@ -110,7 +110,7 @@ class ReleaseOnFailureTest {
         @Configuration(proxyBeanMethods = false)
         static class Config {
             @Bean
-            Failing failing(LeaseDao dao) {
+            Failing failing(BizLockDao dao) {
                 return new Failing(dao);
             }
         }

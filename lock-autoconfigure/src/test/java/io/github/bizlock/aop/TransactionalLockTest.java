@@ -4,8 +4,7 @@ import static io.github.bizlock.aop.LockFixtures.heldInDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bizlock.annotation.DistributedLock;
-import io.github.bizlock.internal.jdbc.LeaseDao;
-import io.github.bizlock.internal.jdbc.dialect.Dialects;
+import io.github.bizlock.service.BizLockDao;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.util.ArrayList;
@@ -16,15 +15,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -98,10 +96,10 @@ class TransactionalLockTest {
      * Looks at the lock table through a pool of its own, outside any transaction of the application (whose snapshot
      * would still show a lock released after it began).
      */
-    record Observer(LeaseDao dao) {
+    record Observer(ObjectProvider<BizLockDao> dao) {
 
         boolean held(String name, String key) {
-            return heldInDatabase(dao, name, key);
+            return heldInDatabase(dao.getObject(), name, key);
         }
     }
 
@@ -111,12 +109,8 @@ class TransactionalLockTest {
     void setUp(TestDatabase database) {
         JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
         jdbc.execute("CREATE TABLE IF NOT EXISTS probe_counter (id VARCHAR(20) PRIMARY KEY, value INT NOT NULL)");
-        DataSource own = database.dataSource();
-        Observer observer = new Observer(
-                new LeaseDao(own, new DataSourceTransactionManager(own), Dialects.detect(own, "biz_lock"), "biz_lock"));
-        runner = LockFixtures.runner(database)
-                .withBean(Observer.class, () -> observer)
-                .withUserConfiguration(Services.class);
+        // BizLockDao reads a lock's row on bizlock's own connections, outside the application's transactions.
+        runner = LockFixtures.runner(database).withBean(Observer.class).withUserConfiguration(Services.class);
     }
 
     private static void resetCounter(JdbcTemplate jdbc, String id) {

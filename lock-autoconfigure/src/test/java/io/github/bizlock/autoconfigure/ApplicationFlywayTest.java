@@ -63,8 +63,7 @@ class ApplicationFlywayTest {
         DataSourceTransactionManagerAutoConfiguration.class,
         TransactionAutoConfiguration.class,
         FlywayAutoConfiguration.class,
-        BizLockAutoConfiguration.class,
-        BizLockSessionAutoConfiguration.class
+        BizLockAutoConfiguration.class
     })
     static class FlywayApplication {}
 

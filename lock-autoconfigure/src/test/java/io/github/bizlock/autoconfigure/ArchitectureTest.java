@@ -1,16 +1,29 @@
 package io.github.bizlock.autoconfigure;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import io.github.bizlock.ArchitectureRules;
 import org.junit.jupiter.api.Test;
 
-/** The auto-configuration module's packages ({@code autoconfigure}, {@code actuate}) have no cycles. */
+/**
+ * The auto-configuration module's packages ({@code autoconfigure}, {@code actuate}) have no cycles, and the module
+ * builds bizlock through lock-core's public API only: the seam that lets lock-core's internals change freely.
+ */
 class ArchitectureTest {
 
     private static final JavaClasses AUTOCONFIGURE =
             ArchitectureRules.mainClassesBeside(BizLockAutoConfiguration.class);
+
+    /** What lock-core offers its users: the API, the annotation, the advisor, and {@code LockService} and its faces. */
+    private static final String[] LOCK_CORE_PUBLIC = {
+        "io.github.bizlock", "io.github.bizlock.annotation", "io.github.bizlock.aop", "io.github.bizlock.service"
+    };
+
+    private static final String[] OWN = {"io.github.bizlock.autoconfigure..", "io.github.bizlock.actuate.."};
 
     @Test
     void hasNoPackageCycles() {
@@ -25,6 +38,28 @@ class ArchitectureTest {
                 .should()
                 .dependOnClassesThat()
                 .resideInAPackage("io.github.bizlock.autoconfigure..")
+                .check(AUTOCONFIGURE);
+    }
+
+    /** No class, so no public signature either, names an internal type of lock-core. */
+    @Test
+    void reachesNoInternalTypeOfLockCore() {
+        noClasses()
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("..internal..")
+                .because("the auto-configuration maps properties onto LockService.Builder and reads the running"
+                        + " service through its public faces (README, \"How it is built\")")
+                .check(AUTOCONFIGURE);
+    }
+
+    @Test
+    void importsFromLockCoreOnlyItsPublicPackages() {
+        noClasses()
+                .should()
+                .dependOnClassesThat(resideInAPackage("io.github.bizlock..")
+                        .and(not(resideInAnyPackage(LOCK_CORE_PUBLIC)))
+                        .and(not(resideInAnyPackage(OWN))))
                 .check(AUTOCONFIGURE);
     }
 }

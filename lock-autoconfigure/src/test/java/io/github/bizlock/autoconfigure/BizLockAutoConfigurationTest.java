@@ -19,12 +19,11 @@ import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.aop.DistributedLockAdvisor;
 import io.github.bizlock.aop.RollbackOnLockLost;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.LeaseDao;
-import io.github.bizlock.internal.jdbc.LockRow;
-import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
-import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.service.BizLockDao;
+import io.github.bizlock.service.LockService;
+import io.github.bizlock.service.LockStatus;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import io.github.bizlock.test.TestDatabases;
@@ -34,9 +33,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -106,13 +105,11 @@ class BizLockAutoConfigurationTest {
         runner.withPropertyValues("bizlock.table-name=lock_default").run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context)
-                    .hasSingleBean(LeaseDao.class)
-                    .hasSingleBean(BizLockSchemaInitializer.class)
-                    .hasSingleBean(LeaseLockEngine.class)
-                    .hasSingleBean(LockManager.class)
+                    .hasSingleBean(BizLockDao.class)
+                    .hasSingleBean(LockService.class)
                     .hasSingleBean(LockTemplate.class)
-                    .hasSingleBean(Housekeeper.class)
                     .hasSingleBean(DistributedLockAdvisor.class);
+            assertThat(context.getBeanNamesForType(BizLockDao.class)).containsExactly("bizLockDao");
             DataSource dataSource = context.getBean(DataSource.class);
             assertThat(tableExists(dataSource, "lock_default")).isTrue();
             assertThat(tableExists(dataSource, "lock_default_token_floor")).isTrue();
@@ -121,9 +118,7 @@ class BizLockAutoConfigurationTest {
             assertThat(tableExists(dataSource, "flyway_schema_history")).isFalse();
             try (LockHandle lock = context.getBean(LockTemplate.class).acquire("order", "1")) {
                 assertThat(lock.isHeld()).isTrue();
-                assertThat(context.getBean(LeaseDao.class)
-                                .find(new LockKey("order", "1"))
-                                .map(LockRow::held))
+                assertThat(context.getBean(BizLockDao.class).find("order", "1").map(BizLockDao.Row::held))
                         .contains(true);
             }
         });
@@ -145,9 +140,8 @@ class BizLockAutoConfigurationTest {
                 .run(context -> assertThat(context)
                         .hasNotFailed()
                         .doesNotHaveBean(LockTemplate.class)
-                        .doesNotHaveBean(LockManager.class)
-                        .doesNotHaveBean(LeaseDao.class)
-                        .doesNotHaveBean(BizLockSchemaInitializer.class)
+                        .doesNotHaveBean(LockService.class)
+                        .doesNotHaveBean(BizLockDao.class)
                         .doesNotHaveBean(DistributedLockAdvisor.class));
     }
 
@@ -171,7 +165,11 @@ class BizLockAutoConfigurationTest {
     @Test
     void doesNotScheduleHousekeepingWhenDisabled() {
         runner.withPropertyValues("bizlock.table-name=lock_no_housekeeping", "bizlock.housekeeping.enabled=false")
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Housekeeper.class));
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    context.getBean(LockService.class);
+                    assertThat(housekeepingThreadAlive()).isFalse();
+                });
     }
 
     @Test
@@ -212,17 +210,18 @@ class BizLockAutoConfigurationTest {
         runner.withPropertyValues("bizlock.table-name=lock_premade", "bizlock.migration.enabled=false")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    LeaseDao dao = context.getBean(LeaseDao.class);
-                    LockKey key = new LockKey("job", "nightly");
+                    BizLockDao dao = context.getBean(BizLockDao.class);
                     boolean heldInside = context.getBean(LockTemplate.class)
                             .execute(
                                     "job",
                                     "nightly",
-                                    () -> dao.find(key).orElseThrow().held());
+                                    () -> dao.find("job", "nightly")
+                                            .orElseThrow()
+                                            .held());
                     assertThat(heldInside)
                             .as("the lock row is held while the action runs")
                             .isTrue();
-                    assertThat(dao.find(key).orElseThrow().held())
+                    assertThat(dao.find("job", "nightly").orElseThrow().held())
                             .as("and freed after")
                             .isFalse();
                 });
@@ -260,15 +259,15 @@ class BizLockAutoConfigurationTest {
                         "bizlock.fair=true")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    LockManager manager = context.getBean(LockManager.class);
+                    LockStatus manager = context.getBean(LockService.class).status();
                     // The configured name, with a random part of this instance's own: replicas that share a name stay
                     // two owners.
                     assertThat(manager.instanceId()).matches("billing-7:[0-9a-f]{8}");
-                    assertThat(manager.modes()).containsExactly(LockMode.LEASE);
-                    LeaseDao dao = context.getBean(LeaseDao.class);
+                    assertThat(manager.modes()).contains(LockMode.LEASE);
+                    BizLockDao dao = context.getBean(BizLockDao.class);
                     try (LockHandle ignored =
                             context.getBean(LockTemplate.class).acquire("invoice", "9")) {
-                        LockRow row = dao.find(new LockKey("invoice", "9")).orElseThrow();
+                        BizLockDao.Row row = dao.find("invoice", "9").orElseThrow();
                         assertThat(row.owner()).isEqualTo(manager.instanceId());
                         assertThat(Duration.between(row.acquiredAt(), row.expiresAt()))
                                 .isEqualTo(Duration.ofSeconds(45));
@@ -290,8 +289,7 @@ class BizLockAutoConfigurationTest {
 
     @Test
     void theModeAndOnLostPropertiesAreTheDefaultsOfLocksThatNameNone() {
-        runner.withConfiguration(AutoConfigurations.of(BizLockSessionAutoConfiguration.class))
-                .withPropertyValues(
+        runner.withPropertyValues(
                         "bizlock.table-name=lock_defaults", "bizlock.mode=named", "bizlock.on-lost=rollback-only")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
@@ -308,10 +306,10 @@ class BizLockAutoConfigurationTest {
         runner.withPropertyValues("bizlock.table-name=lock_watchdog", "bizlock.watchdog-lease=12s")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    LeaseDao dao = context.getBean(LeaseDao.class);
+                    BizLockDao dao = context.getBean(BizLockDao.class);
                     try (LockHandle ignored =
                             context.getBean(LockTemplate.class).acquire("invoice", "11")) {
-                        LockRow row = dao.find(new LockKey("invoice", "11")).orElseThrow();
+                        BizLockDao.Row row = dao.find("invoice", "11").orElseThrow();
                         assertThat(Duration.between(row.acquiredAt(), row.expiresAt()))
                                 .isEqualTo(Duration.ofSeconds(12));
                     }
@@ -391,7 +389,7 @@ class BizLockAutoConfigurationTest {
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     LockTemplate template = context.getBean(LockTemplate.class);
-                    LeaseDao dao = context.getBean(LeaseDao.class);
+                    BizLockDao dao = context.getBean(BizLockDao.class);
                     for (String key : List.of("old-1", "old-2", "recent")) {
                         template.execute("aged", key, () -> null);
                     }
@@ -404,9 +402,9 @@ class BizLockAutoConfigurationTest {
                     Await.until(
                             "rows free for longer than the retention are purged",
                             Duration.ofSeconds(20),
-                            () -> dao.find(new LockKey("aged", "old-1")).isEmpty()
-                                    && dao.find(new LockKey("aged", "old-2")).isEmpty());
-                    assertThat(dao.find(new LockKey("aged", "recent")))
+                            () -> dao.find("aged", "old-1").isEmpty()
+                                    && dao.find("aged", "old-2").isEmpty());
+                    assertThat(dao.find("aged", "recent"))
                             .as("free for less than the 30 min retention: kept")
                             .isPresent();
                 });
@@ -417,7 +415,8 @@ class BizLockAutoConfigurationTest {
         runner.withUserConfiguration(CountedDataSource.class)
                 .withPropertyValues(
                         "bizlock.table-name=lock_batches",
-                        "bizlock.housekeeping.interval=1h",
+                        // The first run 2 s after the start, the next 2 s after it ends: time to count the first's.
+                        "bizlock.housekeeping.interval=2s",
                         "bizlock.housekeeping.retention=1m",
                         "bizlock.housekeeping.batch-size=2",
                         "test.counted-sql=DELETE\\s+FROM\\s+lock_batches\\s")
@@ -432,7 +431,12 @@ class BizLockAutoConfigurationTest {
                                     + " WHERE biz_type = 'batched'");
                     AtomicInteger deletes = context.getBean(CountedDataSource.class).counted;
                     deletes.set(0);
-                    assertThat(context.getBean(Housekeeper.class).runOnce()).isEqualTo(5);
+                    BizLockDao dao = context.getBean(BizLockDao.class);
+                    Await.until(
+                            "housekeeping purges the five rows",
+                            Duration.ofSeconds(10),
+                            () -> dao.find("batched", "k0").isEmpty()
+                                    && dao.find("batched", "k4").isEmpty());
                     assertThat(deletes.get())
                             .as("statements for 5 rows in batches of 2")
                             .isEqualTo(3);
@@ -533,21 +537,6 @@ class BizLockAutoConfigurationTest {
     }
 
     @Test
-    void itsPoolOfLockWriteConnectionsHasMaxSizeConnectionsAndClosesWithTheContext() {
-        AtomicReference<HikariDataSource> writes = new AtomicReference<>();
-        runner.withPropertyValues("bizlock.table-name=lock_write_pool_closed", "bizlock.connections.max-size=2")
-                .run(context -> {
-                    DataSource pool = context.getBean(BizLockAutoConfiguration.LockWriteConnections.class)
-                            .dataSource();
-                    assertThat(pool).isInstanceOf(HikariDataSource.class);
-                    writes.set((HikariDataSource) pool);
-                    assertThat(writes.get().getMaximumPoolSize()).isEqualTo(2);
-                    assertThat(writes.get().isClosed()).isFalse();
-                });
-        assertThat(writes.get().isClosed()).isTrue();
-    }
-
-    @Test
     void coexistsWithTheApplicationsOwnFlywayMigrations() {
         try (TestDatabase fresh = TestDatabases.create()) {
             new ApplicationContextRunner()
@@ -604,7 +593,7 @@ class BizLockAutoConfigurationTest {
                     assertThat(context).hasNotFailed();
                     LockedService service = context.getBean(LockedService.class);
                     assertThat(AopUtils.isAopProxy(service)).isTrue();
-                    assertThat(service.heldWhileRunning(context.getBean(LeaseDao.class)))
+                    assertThat(service.heldWhileRunning(context.getBean(BizLockDao.class)))
                             .isTrue();
                 });
     }
@@ -613,8 +602,8 @@ class BizLockAutoConfigurationTest {
     static class LockedService {
 
         @DistributedLock(name = "own-proxies", key = "'1'")
-        boolean heldWhileRunning(LeaseDao dao) {
-            return dao.find(new LockKey("own-proxies", "1")).orElseThrow().held();
+        boolean heldWhileRunning(BizLockDao dao) {
+            return dao.find("own-proxies", "1").orElseThrow().held();
         }
     }
 
@@ -688,8 +677,8 @@ class BizLockAutoConfigurationTest {
         LockTemplate template;
 
         @Bean
-        LockTemplate userLockTemplate(LockManager manager) {
-            template = new DefaultLockTemplate(manager, LockMode.LEASE, Duration.ofSeconds(1), null);
+        LockTemplate userLockTemplate(LockService service) {
+            template = service.template();
             return template;
         }
     }
@@ -767,8 +756,8 @@ class BizLockAutoConfigurationTest {
 
         /** Lock writes on the counted DataSource, not on the small pool of bizlock's own beside it. */
         @Bean
-        BizLockAutoConfiguration.LockWriteConnections lockWritesOnTheCountedDataSource() {
-            return new BizLockAutoConfiguration.LockWriteConnections(null);
+        BizLockServiceCustomizer lockWritesOnTheCountedDataSource(DataSource dataSource) {
+            return builder -> builder.lockConnections(dataSource);
         }
     }
 
@@ -778,9 +767,18 @@ class BizLockAutoConfigurationTest {
 
         final List<LockLostEvent> told = new CopyOnWriteArrayList<>();
 
+        /** A listener a test adds while the context runs, as it would to a lock service of its own. */
+        volatile @Nullable LockLostListener also;
+
         @Bean
         LockLostListener recordingListener() {
-            return told::add;
+            return event -> {
+                told.add(event);
+                LockLostListener added = also;
+                if (added != null) {
+                    added.onLockLost(event);
+                }
+            };
         }
     }
 

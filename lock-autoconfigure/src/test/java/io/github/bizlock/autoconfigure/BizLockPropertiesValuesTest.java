@@ -44,7 +44,9 @@ class BizLockPropertiesValuesTest {
         assertThat(properties.isFailFast()).isFalse();
         assertThat(properties.getShutdownGracePeriod()).isEqualTo(Duration.ofSeconds(10));
         assertThat(properties.getCluster().isSingleWriter()).isFalse();
-        assertThat(new BizLockConnectionsProperties().getMaxSize()).isEqualTo(4);
+        assertThat(BizLockConnectionsProperties.maxWriteConnections(
+                        new BizLockWritesProperties(), new BizLockConnectionsProperties()))
+                .isEqualTo(4);
         assertThat(new BizLockSessionProperties().getHeartbeat()).isEqualTo(Duration.ofSeconds(1));
     }
 
@@ -97,14 +99,14 @@ class BizLockPropertiesValuesTest {
         properties.setFailFast(true);
         properties.setShutdownGracePeriod(Duration.ZERO);
         properties.getCluster().setSingleWriter(true);
-        BizLockConnectionsProperties connections = new BizLockConnectionsProperties();
-        connections.setMaxSize(1);
+        BizLockWritesProperties writes = new BizLockWritesProperties();
+        writes.setMaxConnections(1);
         BizLockSessionProperties session = new BizLockSessionProperties();
         session.setHeartbeat(Duration.ofMillis(250));
         assertThat(properties.isFailFast()).isTrue();
         assertThat(properties.getShutdownGracePeriod()).isZero();
         assertThat(properties.getCluster().isSingleWriter()).isTrue();
-        assertThat(connections.getMaxSize()).isEqualTo(1);
+        assertThat(writes.getMaxConnections()).isEqualTo(1);
         assertThat(session.getHeartbeat()).isEqualTo(Duration.ofMillis(250));
 
         properties.setLeaseTime(null);

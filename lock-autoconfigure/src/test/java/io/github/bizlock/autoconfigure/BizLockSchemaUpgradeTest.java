@@ -48,8 +48,7 @@ class BizLockSchemaUpgradeTest {
                         DataSourceAutoConfiguration.class,
                         DataSourceTransactionManagerAutoConfiguration.class,
                         TransactionAutoConfiguration.class,
-                        BizLockAutoConfiguration.class,
-                        BizLockSessionAutoConfiguration.class))
+                        BizLockAutoConfiguration.class))
                 .withPropertyValues(BizLockAutoConfigurationTest.datasource(database))
                 .withPropertyValues("bizlock.housekeeping.enabled=false")
                 .run(context -> {

@@ -33,8 +33,7 @@ class BizLockShutdownTest {
 
     @BeforeEach
     void setUp(TestDatabase database) {
-        runner = BizLockAutoConfigurationTest.runner(
-                        database, BizLockAutoConfiguration.class, BizLockSessionAutoConfiguration.class)
+        runner = BizLockAutoConfigurationTest.runner(database, BizLockAutoConfiguration.class)
                 .withPropertyValues("bizlock.shutdown-grace-period=200ms");
     }
 
@@ -47,14 +46,15 @@ class BizLockShutdownTest {
         AtomicReference<LockTemplate> stopped = new AtomicReference<>();
         long[] closing = new long[1];
         long[] token = new long[1];
-        runner.run(context -> {
-            context.getBean(io.github.bizlock.internal.lock.LockManager.class).addListener(lost::add);
-            LockTemplate locks = context.getBean(LockTemplate.class);
-            held.set(locks.acquire(name, "1", LockOptions.defaults().mode(mode)));
-            token[0] = held.get().fencingToken();
-            stopped.set(locks);
-            closing[0] = System.nanoTime();
-        }); // the runner closes the context: the holder never unlocks
+        runner.withUserConfiguration(BizLockAutoConfigurationTest.ListenerBean.class)
+                .run(context -> {
+                    context.getBean(BizLockAutoConfigurationTest.ListenerBean.class).also = lost::add;
+                    LockTemplate locks = context.getBean(LockTemplate.class);
+                    held.set(locks.acquire(name, "1", LockOptions.defaults().mode(mode)));
+                    token[0] = held.get().fencingToken();
+                    stopped.set(locks);
+                    closing[0] = System.nanoTime();
+                }); // the runner closes the context: the holder never unlocks
         long closedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closing[0]);
 
         // Ceiling, not a measurement: the grace period is 200 ms; the close must not wait for a lease (30 s).
@@ -85,26 +85,28 @@ class BizLockShutdownTest {
         AtomicReference<Object> outcome = new AtomicReference<>();
         CountDownLatch holding = new CountDownLatch(1);
         Thread[] holder = new Thread[1];
-        runner.withPropertyValues("bizlock.shutdown-grace-period=10s").run(context -> {
-            context.getBean(io.github.bizlock.internal.lock.LockManager.class).addListener(lost::add);
-            LockTemplate locks = context.getBean(LockTemplate.class);
-            holder[0] = new Thread(() -> {
-                try {
-                    LockHandle held = locks.acquire("redeploy-grace", "1");
-                    holding.countDown();
-                    // Works on until the application stops taking locks, then finishes within the grace period.
-                    while (stillTakingLocks(locks)) {
-                        Thread.sleep(5);
-                    }
-                    held.unlock();
-                    outcome.set("unlocked");
-                } catch (Throwable ex) {
-                    outcome.set(ex);
-                }
-            });
-            holder[0].start();
-            assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
-        }); // closing the context waits for the holder, up to the grace period
+        runner.withPropertyValues("bizlock.shutdown-grace-period=10s")
+                .withUserConfiguration(BizLockAutoConfigurationTest.ListenerBean.class)
+                .run(context -> {
+                    context.getBean(BizLockAutoConfigurationTest.ListenerBean.class).also = lost::add;
+                    LockTemplate locks = context.getBean(LockTemplate.class);
+                    holder[0] = new Thread(() -> {
+                        try {
+                            LockHandle held = locks.acquire("redeploy-grace", "1");
+                            holding.countDown();
+                            // Works on until the application stops taking locks, then finishes within the grace period.
+                            while (stillTakingLocks(locks)) {
+                                Thread.sleep(5);
+                            }
+                            held.unlock();
+                            outcome.set("unlocked");
+                        } catch (Throwable ex) {
+                            outcome.set(ex);
+                        }
+                    });
+                    holder[0].start();
+                    assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+                }); // closing the context waits for the holder, up to the grace period
         holder[0].join(TimeUnit.SECONDS.toMillis(20));
 
         assertThat(outcome).hasValue("unlocked");

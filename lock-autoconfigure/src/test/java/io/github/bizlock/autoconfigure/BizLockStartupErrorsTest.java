@@ -24,8 +24,7 @@ class BizLockStartupErrorsTest {
 
     @BeforeEach
     void setUp(TestDatabase database) {
-        runner = BizLockAutoConfigurationTest.runner(
-                database, BizLockAutoConfiguration.class, BizLockSessionAutoConfiguration.class);
+        runner = BizLockAutoConfigurationTest.runner(database, BizLockAutoConfiguration.class);
     }
 
     static Stream<Arguments> badSettings() {

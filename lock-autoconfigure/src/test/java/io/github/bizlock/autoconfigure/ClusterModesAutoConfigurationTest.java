@@ -29,8 +29,7 @@ class ClusterModesAutoConfigurationTest {
 
     @BeforeEach
     void setUp(TestDatabase database) {
-        runner = BizLockAutoConfigurationTest.runner(
-                        database, BizLockAutoConfiguration.class, BizLockSessionAutoConfiguration.class)
+        runner = BizLockAutoConfigurationTest.runner(database, BizLockAutoConfiguration.class)
                 .withPropertyValues("bizlock.housekeeping.enabled=false");
     }
 

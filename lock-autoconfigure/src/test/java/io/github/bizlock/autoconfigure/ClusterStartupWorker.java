@@ -30,8 +30,7 @@ public final class ClusterStartupWorker {
                         DataSourceAutoConfiguration.class,
                         DataSourceTransactionManagerAutoConfiguration.class,
                         TransactionAutoConfiguration.class,
-                        BizLockAutoConfiguration.class,
-                        BizLockSessionAutoConfiguration.class))
+                        BizLockAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.datasource.username=" + args[2],
                         "spring.datasource.password=" + (args.length > 3 ? args[3] : ""),

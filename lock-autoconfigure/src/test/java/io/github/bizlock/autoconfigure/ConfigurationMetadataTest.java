@@ -2,6 +2,7 @@ package io.github.bizlock.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.bizlock.service.LockDefaults;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
@@ -22,7 +23,6 @@ class ConfigurationMetadataTest {
             "bizlock.backoff.initial",
             "bizlock.backoff.max",
             "bizlock.cluster.single-writer",
-            "bizlock.connections.max-size",
             "bizlock.datasource",
             "bizlock.enabled",
             "bizlock.fail-fast",
@@ -49,7 +49,12 @@ class ConfigurationMetadataTest {
             "bizlock.session.max-connections",
             "bizlock.table-name",
             "bizlock.wait-time",
-            "bizlock.watchdog-lease");
+            "bizlock.watchdog-lease",
+            "bizlock.writes.max-connections");
+
+    /** Former names, read for one release; in the metadata, deprecated, and in no table of README or the docs. */
+    private static final Map<String, String> RENAMED =
+            Map.of("bizlock.connections.max-size", "bizlock.writes.max-connections");
 
     /**
      * The metadata in the classes folder (or jar) that holds {@link BizLockProperties}, not the first on the class path:
@@ -77,7 +82,9 @@ class ConfigurationMetadataTest {
         assertThat(properties)
                 .extracting(property -> (String) property.get("name"))
                 .filteredOn(name -> name.startsWith("bizlock."))
-                .containsExactlyInAnyOrderElementsOf(PROPERTIES);
+                .containsExactlyInAnyOrderElementsOf(
+                        java.util.stream.Stream.concat(PROPERTIES.stream(), RENAMED.keySet().stream())
+                                .toList());
         // Generated from @Endpoint(id = "bizlocks"), as for every Actuator endpoint; no cache.time-to-live, which the
         // processor lists only for a read operation without parameters (the listing takes the caller's
         // SecurityContext).
@@ -112,6 +119,39 @@ class ConfigurationMetadataTest {
         assertThat(BizLockProperties.DEFAULT_ADVISOR_ORDER).isEqualTo(2147483547);
     }
 
+    /**
+     * The properties that start from {@link LockDefaults} have their defaults in the additional metadata, since the
+     * metadata processor reads only literals: here they are checked against the one place they are written.
+     */
+    @Test
+    void givesTheDefaultsOfLockServiceBuilderAsLockDefaultsHasThem() throws IOException {
+        Map<Object, Object> defaults = new java.util.HashMap<>();
+        list(metadata(), "properties")
+                .forEach(property -> defaults.put(property.get("name"), property.get("defaultValue")));
+        assertThat(defaults)
+                .containsEntry("bizlock.table-name", LockDefaults.TABLE_NAME)
+                .containsEntry("bizlock.watchdog-lease", text(LockDefaults.WATCHDOG_LEASE))
+                .containsEntry("bizlock.fair", LockDefaults.FAIR)
+                .containsEntry("bizlock.local-handoffs", LockDefaults.LOCAL_HANDOFFS)
+                .containsEntry("bizlock.backoff.initial", text(LockDefaults.BACKOFF_INITIAL))
+                .containsEntry("bizlock.backoff.max", text(LockDefaults.BACKOFF_MAX))
+                .containsEntry("bizlock.writes.max-connections", LockDefaults.MAX_WRITE_CONNECTIONS)
+                .containsEntry("bizlock.session.max-connections", LockDefaults.MAX_SESSIONS)
+                .containsEntry("bizlock.session.heartbeat", text(LockDefaults.SESSION_HEARTBEAT))
+                .containsEntry("bizlock.housekeeping.interval", text(LockDefaults.HOUSEKEEPING_INTERVAL))
+                .containsEntry("bizlock.housekeeping.retention", text(LockDefaults.HOUSEKEEPING_RETENTION))
+                .containsEntry("bizlock.housekeeping.batch-size", LockDefaults.HOUSEKEEPING_BATCH_SIZE);
+    }
+
+    /** A duration as the metadata writes it: {@code 30s}, {@code 10m}, {@code 1h}, {@code 5ms}. */
+    private static String text(java.time.Duration duration) {
+        if (duration.toMillis() % 1000 != 0) {
+            return duration.toMillis() + "ms";
+        }
+        long seconds = duration.toSeconds();
+        return seconds % 3600 == 0 ? seconds / 3600 + "h" : seconds % 60 == 0 ? seconds / 60 + "m" : seconds + "s";
+    }
+
     @Test
     void hintsTheModesSoIdesCompleteThem() throws IOException {
         Map<String, Object> modeHint = list(metadata(), "hints").stream()
@@ -121,6 +161,25 @@ class ConfigurationMetadataTest {
         assertThat(list(modeHint, "values"))
                 .extracting(value -> value.get("value"))
                 .containsExactly("lease", "row", "named");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aFormerNameIsDeprecatedWithItsReplacement() throws IOException {
+        RENAMED.forEach((former, replacement) -> {
+            Map<String, Object> property;
+            try {
+                property = list(metadata(), "properties").stream()
+                        .filter(candidate -> former.equals(candidate.get("name")))
+                        .findFirst()
+                        .orElseThrow();
+            } catch (IOException ex) {
+                throw new java.io.UncheckedIOException(ex);
+            }
+            assertThat((Map<String, Object>) property.get("deprecation"))
+                    .containsEntry("replacement", replacement)
+                    .containsEntry("level", "warning");
+        });
     }
 
     @Test

@@ -14,9 +14,10 @@ import io.github.bizlock.LockTemplate;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
-import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.service.LockService;
+import io.github.bizlock.service.TestServices;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -42,6 +43,7 @@ class DeferredLockTemplateTest {
 
     private LeaseDao dao;
     private LockManager manager;
+    private LockService service;
 
     @BeforeAll
     static void createSchema(DataSource dataSource) {
@@ -52,6 +54,7 @@ class DeferredLockTemplateTest {
     void setUp(DataSource dataSource) {
         dao = LockFixture.dao(dataSource);
         manager = LockFixture.manager(dao, InstanceId.generate()).build();
+        service = TestServices.of(manager, dao);
     }
 
     @AfterEach
@@ -60,15 +63,14 @@ class DeferredLockTemplateTest {
     }
 
     /** A template whose lock beans come from the given supplier, as the bean factory makes them. */
-    private static LockTemplate deferred(Supplier<LockManager> lockManager) {
+    private static LockTemplate deferred(Supplier<LockService> lockService) {
         DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
         beans.registerBeanDefinition(
-                "lockManager",
-                BeanDefinitionBuilder.genericBeanDefinition(LockManager.class, lockManager)
+                "bizLockService",
+                BeanDefinitionBuilder.genericBeanDefinition(LockService.class, lockService)
                         .getBeanDefinition());
         return new DeferredLockTemplate(
                 new LockDatabaseStartup(beans, false),
-                manager -> new DefaultLockTemplate(manager, LockMode.LEASE, Duration.ZERO, null),
                 Duration.ZERO,
                 "configured-instance",
                 LockLostPolicy.ROLLBACK_ONLY);
@@ -103,7 +105,7 @@ class DeferredLockTemplateTest {
 
     @Test
     void aLockViewAskedForBeforeTheLockBeansWereMadeLocksAndUnlocksThroughTheManager() throws Exception {
-        LockTemplate template = deferred(() -> manager);
+        LockTemplate template = deferred(() -> service);
         Lock view = template.asLock("deferred", "1");
 
         assertThat(view.tryLock()).isTrue();
@@ -146,7 +148,7 @@ class DeferredLockTemplateTest {
             if (attempts.incrementAndGet() <= 3) {
                 throw unreachable();
             }
-            return manager;
+            return service;
         });
         assertThatThrownBy(() -> template.tryAcquire("waits", "1", Duration.ZERO))
                 .isInstanceOf(LockAcquisitionException.class)

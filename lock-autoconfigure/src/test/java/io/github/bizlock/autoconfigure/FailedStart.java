@@ -40,7 +40,6 @@ final class FailedStart {
         DataSourceTransactionManagerAutoConfiguration.class,
         TransactionAutoConfiguration.class,
         BizLockAutoConfiguration.class,
-        BizLockSessionAutoConfiguration.class,
         BizLockObservabilityAutoConfiguration.class
     })
     static class LockApplication {}

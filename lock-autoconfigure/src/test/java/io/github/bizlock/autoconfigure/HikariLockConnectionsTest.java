@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.util.Credentials;
+import io.github.bizlock.internal.jdbc.HikariLockPool;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.net.ServerSocket;
@@ -17,7 +18,6 @@ import java.sql.Statement;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
 /**
  * The connections bizlock opens beside the application's pool, made from its settings: the write pool's size, name and
@@ -49,7 +49,7 @@ class HikariLockConnectionsTest {
     void theWritePoolIsAsLargeAsMaxSizeKeepsOneIdleAndIsNamedAfterTheApplicationsPool(TestDatabase database)
             throws Exception {
         try (HikariDataSource app = applicationPool(database);
-                HikariDataSource writes = (HikariDataSource) HikariLockConnections.pool(app, 3)) {
+                HikariDataSource writes = (HikariDataSource) HikariLockPool.copyOf(app, 3)) {
             assertThat(writes.getMaximumPoolSize()).isEqualTo(3);
             assertThat(writes.getMinimumIdle()).isEqualTo(1);
             assertThat(writes.getPoolName()).isEqualTo("app-bizlock");
@@ -63,7 +63,7 @@ class HikariLockConnectionsTest {
     void theWritePoolOfAnUnnamedPoolIsNamedBizlock(TestDatabase database) {
         try (HikariDataSource app = applicationPool(database)) {
             app.setPoolName(null);
-            try (HikariDataSource writes = (HikariDataSource) HikariLockConnections.pool(app, 2)) {
+            try (HikariDataSource writes = (HikariDataSource) HikariLockPool.copyOf(app, 2)) {
                 assertThat(writes.getPoolName()).isEqualTo("bizlock");
             }
         }
@@ -76,7 +76,7 @@ class HikariLockConnectionsTest {
     @Test
     void theWritePoolStartsAtItsFirstConnection(TestDatabase database) throws Exception {
         try (HikariDataSource app = applicationPool(database);
-                HikariDataSource writes = (HikariDataSource) HikariLockConnections.pool(app, 2)) {
+                HikariDataSource writes = (HikariDataSource) HikariLockPool.copyOf(app, 2)) {
             assertThat(writes.getHikariPoolMXBean()).as("started when made").isNull();
             assertThat(query(writes, "SELECT DATABASE()")).isEqualTo(database.name());
             assertThat(writes.getHikariPoolMXBean())
@@ -88,7 +88,7 @@ class HikariLockConnectionsTest {
     @Test
     void theWritePoolChecksAnIdleConnectionForOneSecondAtMost(TestDatabase database) throws Exception {
         try (HikariDataSource app = applicationPool(database);
-                HikariDataSource writes = (HikariDataSource) HikariLockConnections.pool(app, 3)) {
+                HikariDataSource writes = (HikariDataSource) HikariLockPool.copyOf(app, 3)) {
             assertThat(app.getValidationTimeout()).as("HikariCP's default").isEqualTo(5000);
             assertThat(writes.getValidationTimeout())
                     .as("a check of a connection to a dead host holds a lock statement this long past its deadline")
@@ -96,25 +96,11 @@ class HikariLockConnectionsTest {
         }
         try (HikariDataSource app = applicationPool(database)) {
             app.setValidationTimeout(400);
-            try (HikariDataSource writes = (HikariDataSource) HikariLockConnections.pool(app, 3)) {
+            try (HikariDataSource writes = (HikariDataSource) HikariLockPool.copyOf(app, 3)) {
                 assertThat(writes.getValidationTimeout())
                         .as("a shorter one is kept")
                         .isEqualTo(400);
             }
-        }
-    }
-
-    @Test
-    void theWritePoolOfAnotherKindOfDataSourceUsesItsUrlAndCredentials(TestDatabase database) throws Exception {
-        SimpleDriverDataSource app = new SimpleDriverDataSource(
-                java.sql.DriverManager.getDriver(database.jdbcUrl()),
-                database.jdbcUrl(),
-                database.username(),
-                database.password());
-        try (HikariDataSource writes = (HikariDataSource) LockConnections.pool(app, 2)) {
-            assertThat(writes.getPoolName()).isEqualTo("bizlock");
-            assertThat(writes.getMaximumPoolSize()).isEqualTo(2);
-            assertThat(query(writes, "SELECT DATABASE()")).isEqualTo(database.name());
         }
     }
 
@@ -129,7 +115,7 @@ class HikariLockConnectionsTest {
             app.setUsername("nobody");
             app.setConnectionTimeout(250);
             // As the application's own pool does by default: the first connection is made at first use.
-            try (HikariDataSource writes = (HikariDataSource) HikariLockConnections.pool(app, 2)) {
+            try (HikariDataSource writes = (HikariDataSource) HikariLockPool.copyOf(app, 2)) {
                 assertThat(writes.getInitializationFailTimeout()).isNegative();
                 assertThatExceptionOfType(SQLException.class).isThrownBy(writes::getConnection);
             }
@@ -192,7 +178,7 @@ class HikariLockConnectionsTest {
             assertThatIllegalStateException()
                     .isThrownBy(() -> LockConnections.plain(app))
                     .withMessageContaining("by-class-name")
-                    .withMessageContaining("SessionConnections");
+                    .withMessageContaining("BizLockServiceCustomizer");
         }
     }
 
@@ -213,6 +199,6 @@ class HikariLockConnectionsTest {
         assertThatIllegalStateException()
                 .isThrownBy(() -> LockConnections.plain(unknown))
                 .withMessageContaining("cannot read the URL and credentials of the lock DataSource")
-                .withMessageContaining("SessionConnections");
+                .withMessageContaining("BizLockServiceCustomizer");
     }
 }

@@ -9,7 +9,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.ThreadPerTask;
-import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.internal.jdbc.HikariLockPool;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
@@ -46,8 +46,8 @@ class LockConnectionsTest {
 
     @BeforeEach
     void setUp(TestDatabase database) {
-        runner = BizLockAutoConfigurationTest.runner(
-                database, BizLockAutoConfiguration.class, BizLockSessionAutoConfiguration.class);
+        runner = BizLockAutoConfigurationTest.runner(database, BizLockAutoConfiguration.class)
+                .withUserConfiguration(BizLockAutoConfigurationTest.ListenerBean.class);
     }
 
     /**
@@ -67,7 +67,7 @@ class LockConnectionsTest {
                 .run(context -> {
                     LockTemplate locks = context.getBean(LockTemplate.class);
                     List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
-                    context.getBean(LockManager.class).addListener(lost::add);
+                    context.getBean(BizLockAutoConfigurationTest.ListenerBean.class).also = lost::add;
                     TransactionTemplate transactions =
                             new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
                     JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
@@ -135,10 +135,10 @@ class LockConnectionsTest {
                         "spring.datasource.hikari.connection-init-sql=SET @bizlock_probe = 'from the pool'",
                         "spring.datasource.hikari.data-source-properties.sessionVariables=auto_increment_increment=7")
                 .run(context -> {
-                    DataSource sessions = context.getBean(BizLockSessionAutoConfiguration.SessionConnections.class)
-                            .dataSource();
-                    DataSource writes = context.getBean(BizLockAutoConfiguration.LockWriteConnections.class)
-                            .dataSource();
+                    // What LockService.Builder is given for sessions, and the copy it makes of a HikariCP pool.
+                    DataSource application = context.getBean(DataSource.class);
+                    DataSource sessions = LockConnections.plain(application);
+                    DataSource writes = HikariLockPool.copyOf(application, 2);
                     assertThat(writes).isNotNull().isNotSameAs(context.getBean(DataSource.class));
                     for (DataSource connections : List.of(sessions, writes)) {
                         try (Connection connection = connections.getConnection();

@@ -1,8 +1,8 @@
 package io.github.bizlock.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
-import io.github.bizlock.internal.jdbc.LockConnectionPool;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
@@ -11,7 +11,6 @@ import java.sql.Statement;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.jdbc.datasource.AbstractDataSource;
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
@@ -24,18 +23,18 @@ import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 class LockConnectionsWithoutHikariTest {
 
     @Test
-    void lockWritesGetAPoolOfTheirOwnDerivedFromTheLockDataSource(TestDatabase database) throws Exception {
+    void connectionsOfTheirOwnAreDerivedFromTheLockDataSource(TestDatabase database) throws Exception {
         SimpleDriverDataSource application = new SimpleDriverDataSource();
         application.setDriverClass(com.mysql.cj.jdbc.Driver.class);
         application.setUrl(database.jdbcUrl());
         application.setUsername(database.username());
         application.setPassword(database.password());
 
-        DataSource writes = LockConnections.pool(application, 2, false);
+        // LockService.Builder pools these for LEASE writes when the lock DataSource is not HikariCP.
+        DataSource plain = LockConnections.plain(application);
 
-        assertThat(writes).isInstanceOf(LockConnectionPool.class).isNotSameAs(application);
-        try (LockConnectionPool pool = (LockConnectionPool) writes;
-                Connection connection = pool.getConnection();
+        assertThat(plain).isInstanceOf(SimpleDriverDataSource.class).isNotSameAs(application);
+        try (Connection connection = plain.getConnection();
                 Statement statement = connection.createStatement();
                 ResultSet row = statement.executeQuery("SELECT DATABASE()")) {
             row.next();
@@ -44,7 +43,7 @@ class LockConnectionsWithoutHikariTest {
     }
 
     @Test
-    void aDataSourceWhoseUrlCannotBeReadLeavesLockWritesOnItWithAWarning(CapturedOutput output) {
+    void aDataSourceWhoseUrlCannotBeReadNeedsACustomizer() {
         DataSource opaque = new AbstractDataSource() {
             @Override
             public Connection getConnection() {
@@ -57,10 +56,9 @@ class LockConnectionsWithoutHikariTest {
             }
         };
 
-        assertThat(LockConnections.pool(opaque, 2, false)).isNull();
-        assertThat(output.getAll())
-                .contains("bizlock: LEASE lock writes and renewals borrow connections from the application's"
-                        + " DataSource")
-                .contains("add com.zaxxer:HikariCP to give them a pool of their own");
+        assertThatIllegalStateException()
+                .isThrownBy(() -> LockConnections.plain(opaque))
+                .withMessageContaining("cannot read the URL and credentials of the lock DataSource")
+                .withMessageContaining("BizLockServiceCustomizer");
     }
 }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.service.LockService;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -36,7 +36,7 @@ class LockDatabaseStartupTest {
             }
             throw new IllegalStateException("the lock database does not answer");
         });
-        assertThatThrownBy(startup::manager).hasStackTraceContaining("the lock database does not answer");
+        assertThatThrownBy(startup::service).hasStackTraceContaining("the lock database does not answer");
 
         ExecutorService retrying = Executors.newSingleThreadExecutor();
         ExecutorService other = Executors.newSingleThreadExecutor();
@@ -46,7 +46,7 @@ class LockDatabaseStartupTest {
                     () -> {
                         while (attempts.get() < 2) {
                             try {
-                                startup.manager();
+                                startup.service();
                             } catch (RuntimeException stillWithinTheRetryInterval) {
                                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
                             }
@@ -60,7 +60,7 @@ class LockDatabaseStartupTest {
             CompletableFuture<Throwable> another = CompletableFuture.supplyAsync(
                     () -> {
                         try {
-                            startup.manager();
+                            startup.service();
                             return null;
                         } catch (RuntimeException ex) {
                             return ex;
@@ -93,14 +93,14 @@ class LockDatabaseStartupTest {
             throw new IllegalStateException("the lock database does not answer");
         });
 
-        Throwable first = catchThrowable(startup::manager);
-        Throwable second = catchThrowable(startup::manager);
+        Throwable first = catchThrowable(startup::service);
+        Throwable second = catchThrowable(startup::service);
 
         assertThat(first).isInstanceOf(BeanCreationException.class);
         // Well within LockDatabaseStartup.RETRY_AFTER (1 s) on any machine: the same failure, no new attempt.
         assertThat(second).isSameAs(first);
         assertThat(attempts).hasValue(1);
-        assertThat(startup.createdManager()).isNull();
+        assertThat(startup.createdService()).isNull();
     }
 
     @Test
@@ -115,11 +115,11 @@ class LockDatabaseStartupTest {
             }
             throw new IllegalStateException("the lock database does not answer");
         });
-        Throwable atStart = catchThrowable(startup::manager);
+        Throwable atStart = catchThrowable(startup::service);
         Thread.sleep(LockDatabaseStartup.RETRY_AFTER.toMillis() + 100); // past it, the next lock tries again
 
         long started = System.nanoTime();
-        Throwable firstLock = catchThrowable(startup::manager);
+        Throwable firstLock = catchThrowable(startup::service);
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
 
         try {
@@ -134,12 +134,12 @@ class LockDatabaseStartupTest {
         }
     }
 
-    /** A start-up whose lock beans are made by {@code lockManager}: each call is an attempt to reach the database. */
-    private static LockDatabaseStartup startup(Supplier<LockManager> lockManager) {
+    /** A start-up whose lock service is built by {@code lockService}: each call is an attempt to reach the database. */
+    private static LockDatabaseStartup startup(Supplier<LockService> lockService) {
         DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
         beans.registerBeanDefinition(
-                "lockManager",
-                BeanDefinitionBuilder.genericBeanDefinition(LockManager.class, lockManager)
+                "bizLockService",
+                BeanDefinitionBuilder.genericBeanDefinition(LockService.class, lockService)
                         .getBeanDefinition());
         return new LockDatabaseStartup(beans, false);
     }

@@ -71,7 +71,7 @@ class LockDatabaseUnreachableExceptionTest {
 
         assertThat(ex.url()).isEqualTo("jdbc:mysql://app:******@db.example:3306/app?password=******&useSSL=true");
         assertThat(ex.getMessage()).doesNotContain("secret");
-        assertThat(LockDatabaseStartup.whyNotReady(ex)).doesNotContain("secret");
+        assertThat(LockDatabaseUnreachableException.whyNotReady(ex)).doesNotContain("secret");
     }
 
     @Test

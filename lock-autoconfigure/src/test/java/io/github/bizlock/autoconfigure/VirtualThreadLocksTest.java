@@ -9,7 +9,6 @@ import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
-import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
@@ -48,8 +47,8 @@ class VirtualThreadLocksTest {
 
     @BeforeEach
     void setUp(TestDatabase database) {
-        runner = BizLockAutoConfigurationTest.runner(
-                        database, BizLockAutoConfiguration.class, BizLockSessionAutoConfiguration.class)
+        runner = BizLockAutoConfigurationTest.runner(database, BizLockAutoConfiguration.class)
+                .withUserConfiguration(BizLockAutoConfigurationTest.ListenerBean.class)
                 .withPropertyValues(
                         "spring.threads.virtual.enabled=true",
                         "spring.datasource.hikari.maximum-pool-size=4",
@@ -135,7 +134,7 @@ class VirtualThreadLocksTest {
             LockTemplate elsewhere = other.getBean(LockTemplate.class);
             LockTemplate locks = context.getBean(LockTemplate.class);
             List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
-            context.getBean(LockManager.class).addListener(lost::add);
+            context.getBean(BizLockAutoConfigurationTest.ListenerBean.class).also = lost::add;
             JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
             for (LockMode mode : new LockMode[] {LockMode.ROW, LockMode.NAMED}) {
                 String name = "interrupt-" + mode;

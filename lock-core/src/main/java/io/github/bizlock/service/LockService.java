@@ -5,22 +5,16 @@ import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
-import io.github.bizlock.internal.jdbc.LeaseDao;
-import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.internal.jdbc.lease.Backoff;
-import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
-import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
-import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 /**
  * bizlock without Spring Boot: everything the auto-configuration assembles, built from a {@link DataSource}. The lock
@@ -37,24 +31,24 @@ public final class LockService implements AutoCloseable {
 
     private final LockManager manager;
     private final LockTemplate template;
+    private final BizLockDao dao;
     private final @Nullable Housekeeper housekeeper;
     private final LockWriteConnections writes;
 
-    private LockService(
+    LockService(
             LockManager manager,
             LockTemplate template,
+            BizLockDao dao,
             @Nullable Housekeeper housekeeper,
             LockWriteConnections writes) {
         this.manager = manager;
         this.template = template;
+        this.dao = dao;
         this.housekeeper = housekeeper;
         this.writes = writes;
     }
 
-    /**
-     * A builder of locks on the lock tables of {@code dataSource}. LEASE writes and renewals run on connections the
-     * application cannot take: a copy of its HikariCP pool, or see {@link Builder#lockConnections}.
-     */
+    /** A builder of locks on the lock tables of {@code dataSource}; LEASE writes: see {@link Builder#lockConnections}. */
     public static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
     }
@@ -64,18 +58,39 @@ public final class LockService implements AutoCloseable {
         return template;
     }
 
+    /** The LEASE lock table: its rows, and force release. */
+    public BizLockDao dao() {
+        return dao;
+    }
+
+    /** The locks of this process now, counted: for health checks and gauges. */
+    public LockStatus status() {
+        return LockStatus.of(manager);
+    }
+
+    /** The locks this process holds or waits for now, in every mode. */
+    public List<LockStatus.LocalLock> localLocks() {
+        return LockStatus.LocalLock.of(manager);
+    }
+
     /**
-     * Stops housekeeping and shuts the locks down: new acquisitions fail, and the locks still held are reported lost
-     * to their holders ({@link io.github.bizlock.LossCause#SHUTDOWN}) and released at once, LEASE rows freed and the
-     * connections of ROW and NAMED locks closed.
+     * Shuts the locks down so that a redeploy frees them at once: housekeeping stops, new acquisitions fail, holders
+     * get up to {@code gracePeriod} to unlock, and the locks still held then are reported lost to their holders
+     * ({@link io.github.bizlock.LossCause#SHUTDOWN}) and released. Only the first call (of this or {@link #close()})
+     * does anything; {@link #close()} still closes the connections afterwards.
      */
-    @Override
-    public void close() {
+    public void shutdown(Duration gracePeriod) {
         // Housekeeping locks through the manager, so it stops first.
         if (housekeeper != null) {
             housekeeper.close();
         }
-        manager.close();
+        manager.shutdown(gracePeriod);
+    }
+
+    /** {@link #shutdown shutdown(Duration.ZERO)}: no grace period; then closes the pool it made for LEASE writes. */
+    @Override
+    public void close() {
+        shutdown(Duration.ZERO);
         // Last: the manager's releases run on them.
         writes.close();
     }
@@ -83,42 +98,21 @@ public final class LockService implements AutoCloseable {
     /** Builds a {@link LockService}; every setting has the default of the {@code bizlock.*} property of that name. */
     public static final class Builder {
 
-        private final DataSource dataSource;
-        private LockMode defaultMode = LockMode.LEASE;
-        private String tableName = TableName.DEFAULT;
-        private @Nullable String instanceId;
-        private Duration waitTime = Duration.ZERO;
-        private @Nullable Duration leaseTime;
-        private Duration watchdogLease = LockManager.DEFAULT_WATCHDOG_LEASE;
-        private boolean fair = true;
-        private int localHandoffs = LockManager.DEFAULT_LOCAL_HANDOFFS;
-        private LockLostPolicy onLost = LockLostPolicy.LOG;
-        private Backoff backoff = Backoff.DEFAULT;
-        private @Nullable DataSource sessionDataSource;
-        private @Nullable DataSource lockConnections;
-        private int maxSessions = 10;
-        private Duration sessionHeartbeat = SessionLockEngine.DEFAULT_HEARTBEAT;
-        private @Nullable String namedSecret;
-        private boolean singleWriter;
-        private boolean housekeeping = true;
-        private Duration housekeepingInterval = Duration.ofMinutes(10);
-        private Duration housekeepingRetention = Duration.ofHours(1);
-        private int housekeepingBatchSize = 500;
-        private final List<LockLostListener> listeners = new ArrayList<>();
+        private final ServiceSettings settings;
 
         private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+            this.settings = new ServiceSettings(Objects.requireNonNull(dataSource, "dataSource"));
         }
 
         /** Mode of locks that do not choose one (default LEASE); ROW and NAMED need a {@link #sessionDataSource}. */
         public Builder defaultMode(LockMode defaultMode) {
-            this.defaultMode = Objects.requireNonNull(defaultMode, "defaultMode");
+            settings.defaultMode = Objects.requireNonNull(defaultMode, "defaultMode");
             return this;
         }
 
         /** Name of the lock table, in the DataSource's schema (default {@code biz_lock}). */
         public Builder tableName(String tableName) {
-            this.tableName = TableName.validate(tableName);
+            settings.tableName = TableName.validate(tableName);
             return this;
         }
 
@@ -127,49 +121,57 @@ public final class LockService implements AutoCloseable {
          * so replicas that share a name (the application's) stay distinct owners.
          */
         public Builder instanceId(String instanceId) {
-            this.instanceId = InstanceId.validate(instanceId);
+            settings.instanceId = InstanceId.of(InstanceId.validate(instanceId));
             return this;
+        }
+
+        /**
+         * The owner id the services this builder builds have in lock rows: the instance id with its random part, chosen
+         * when the builder was made or the instance id set, so known before {@link #build()}.
+         */
+        public String instanceId() {
+            return settings.instanceId;
         }
 
         /** How long to wait for a lock held elsewhere when the caller does not say (default 0: a single attempt). */
         public Builder waitTime(Duration waitTime) {
-            this.waitTime = Objects.requireNonNull(waitTime, "waitTime");
+            settings.waitTime = Objects.requireNonNull(waitTime, "waitTime");
             return this;
         }
 
         /** Fixed lease of locks that do not set one; {@code null} (the default) has a watchdog renew leases. */
         public Builder leaseTime(@Nullable Duration leaseTime) {
-            this.leaseTime = leaseTime;
+            settings.leaseTime = leaseTime;
             return this;
         }
 
         /** Lease of watchdog-renewed locks, renewed every third of it (default 30 s). */
         public Builder watchdogLease(Duration watchdogLease) {
-            this.watchdogLease = Objects.requireNonNull(watchdogLease, "watchdogLease");
+            settings.watchdogLease = Objects.requireNonNull(watchdogLease, "watchdogLease");
             return this;
         }
 
         /** Whether threads of this process get a contended lock in the order they asked for it (default true). */
         public Builder fair(boolean fair) {
-            this.fair = fair;
+            settings.fair = fair;
             return this;
         }
 
         /** How often a lock may pass straight to a waiting thread of this process before it is released (16). */
         public Builder localHandoffs(int localHandoffs) {
-            this.localHandoffs = localHandoffs;
+            settings.localHandoffs = localHandoffs;
             return this;
         }
 
         /** What happens to the work under a lock lost while held, when the lock's options do not say (LOG). */
         public Builder onLost(LockLostPolicy onLost) {
-            this.onLost = Objects.requireNonNull(onLost, "onLost");
+            settings.onLost = Objects.requireNonNull(onLost, "onLost");
             return this;
         }
 
         /** Pauses between attempts on a LEASE lock held elsewhere, doubling from initial to max (5 ms, 100 ms). */
         public Builder backoff(Duration initial, Duration max) {
-            this.backoff = new Backoff(initial, max);
+            settings.backoff = new Backoff(initial, max);
             return this;
         }
 
@@ -179,7 +181,7 @@ public final class LockService implements AutoCloseable {
          * only LEASE locks are available.
          */
         public Builder sessionDataSource(DataSource sessionDataSource) {
-            this.sessionDataSource = Objects.requireNonNull(sessionDataSource, "sessionDataSource");
+            settings.sessionDataSource = Objects.requireNonNull(sessionDataSource, "sessionDataSource");
             return this;
         }
 
@@ -190,16 +192,19 @@ public final class LockService implements AutoCloseable {
          * plain connections; with neither, they borrow from the DataSource and a warning says so.
          */
         public Builder lockConnections(DataSource lockConnections) {
-            this.lockConnections = Objects.requireNonNull(lockConnections, "lockConnections");
+            settings.lockConnections = Objects.requireNonNull(lockConnections, "lockConnections");
+            return this;
+        }
+
+        /** Size of the pool bizlock makes for LEASE writes when it is not given {@link #lockConnections} (default 4). */
+        public Builder maxWriteConnections(int size) {
+            settings.maxWriteConnections = ServiceSettings.atLeastOne("maxWriteConnections", size);
             return this;
         }
 
         /** Most connections ROW and NAMED locks may hold at once, per mode (default 10). */
         public Builder maxSessions(int maxSessions) {
-            if (maxSessions < 1) {
-                throw new IllegalArgumentException("maxSessions must be at least 1, was " + maxSessions);
-            }
-            this.maxSessions = maxSessions;
+            settings.maxSessions = ServiceSettings.atLeastOne("maxSessions", maxSessions);
             return this;
         }
 
@@ -208,10 +213,7 @@ public final class LockService implements AutoCloseable {
          * is shorter): the longest a holder goes on after its session was killed or the server restarted.
          */
         public Builder sessionHeartbeat(Duration sessionHeartbeat) {
-            if (sessionHeartbeat.isNegative() || sessionHeartbeat.isZero()) {
-                throw new IllegalArgumentException("sessionHeartbeat must be positive, was " + sessionHeartbeat);
-            }
-            this.sessionHeartbeat = sessionHeartbeat;
+            settings.sessionHeartbeat = ServiceSettings.positive("sessionHeartbeat", sessionHeartbeat);
             return this;
         }
 
@@ -223,7 +225,7 @@ public final class LockService implements AutoCloseable {
             if (namedSecret.isBlank()) {
                 throw new IllegalArgumentException("namedSecret must not be blank");
             }
-            this.namedSecret = namedSecret;
+            settings.namedSecret = namedSecret;
             return this;
         }
 
@@ -233,13 +235,13 @@ public final class LockService implements AutoCloseable {
          * on such a cluster, since they lock one node only). LEASE is exact on a cluster either way.
          */
         public Builder singleWriter(boolean singleWriter) {
-            this.singleWriter = singleWriter;
+            settings.singleWriter = singleWriter;
             return this;
         }
 
         /** Whether to delete rows of locks free or expired for longer than the retention (default true). */
         public Builder housekeeping(boolean housekeeping) {
-            this.housekeeping = housekeeping;
+            settings.housekeeping = housekeeping;
             return this;
         }
 
@@ -251,75 +253,46 @@ public final class LockService implements AutoCloseable {
          * @param batchSize most rows deleted per statement (default 500)
          */
         public Builder housekeeping(Duration interval, Duration retention, int batchSize) {
-            this.housekeepingInterval = Objects.requireNonNull(interval, "interval");
-            this.housekeepingRetention = Objects.requireNonNull(retention, "retention");
-            this.housekeepingBatchSize = batchSize;
+            settings.housekeepingInterval = Objects.requireNonNull(interval, "interval");
+            settings.housekeepingRetention = Objects.requireNonNull(retention, "retention");
+            settings.housekeepingBatchSize = batchSize;
             return this;
         }
 
         /** Adds a listener told when a held lock is lost, e.g. {@code applicationContext::publishEvent}. */
         public Builder listener(LockLostListener listener) {
-            listeners.add(Objects.requireNonNull(listener, "listener"));
+            settings.listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /** Adds an observer told what the locks do, for metrics and tracing. */
+        public Builder observer(LockObserver observer) {
+            settings.observers.add(Objects.requireNonNull(observer, "observer"));
             return this;
         }
 
         /**
-         * Checks the server and the lock tables, then starts the service.
+         * Adds a step {@link #build()} runs after detecting the server and before checking the lock tables: to create
+         * or upgrade them (e.g. bizlock's Flyway migrations under {@link LockTables#runExclusively}), or to fail with a
+         * message of one's own when they are missing.
+         */
+        public Builder prepareTables(Consumer<LockTables> step) {
+            settings.tableSteps.add(Objects.requireNonNull(step, "step"));
+            return this;
+        }
+
+        /**
+         * Checks the server and the lock tables, then starts the service. A builder may build again after a failure
+         * (a database that did not answer), with the same settings.
          *
+         * @throws org.springframework.dao.DataAccessResourceFailureException if the database does not answer
          * @throws IllegalStateException if the server is not MySQL 8.0+ or MariaDB 10.6+, if it takes no writes (a
          *     replica), if a lock table is missing (the message holds the DDL to run), if the default mode needs a
          *     session DataSource that was not given, or is ROW or NAMED on a multi-writer cluster not declared
          *     {@link #singleWriter single-writer}
          */
         public LockService build() {
-            // Opened at the first lock: a build that fails leaves nothing open.
-            LockWriteConnections writes = LockWriteConnections.choose(dataSource, lockConnections, sessionDataSource);
-            if (defaultMode != LockMode.LEASE && sessionDataSource == null) {
-                throw new IllegalStateException("The default mode " + defaultMode + " holds a connection per lock:"
-                        + " give the builder a sessionDataSource of plain connections to the lock database");
-            }
-            String owner = InstanceId.of(instanceId);
-            LeaseDao dao = new LeaseDao(
-                    dataSource,
-                    writes.dataSource(),
-                    new DataSourceTransactionManager(dataSource),
-                    Dialects.detect(dataSource, tableName, singleWriter),
-                    tableName);
-            dao.schema().requireTables();
-            LockManager.Builder locks = LockManager.builder(owner)
-                    .modeBindings(dao.modes())
-                    .watchdogLease(watchdogLease)
-                    .fair(fair)
-                    .localHandoffs(localHandoffs)
-                    .engine(new LeaseLockEngine(dao, owner, backoff));
-            if (sessionDataSource != null) {
-                SessionLockEngine row =
-                        SessionLockEngine.row(dao, sessionDataSource, maxSessions, owner, sessionHeartbeat);
-                SessionLockEngine named = SessionLockEngine.named(
-                        dao, sessionDataSource, maxSessions, owner, sessionHeartbeat, namedSecret);
-                // A default mode that cannot be trusted on this server fails the start, not the first lock.
-                if (defaultMode == LockMode.ROW) {
-                    row.requireAllowedHere();
-                } else if (defaultMode == LockMode.NAMED) {
-                    named.requireAllowedHere();
-                }
-                locks.engine(row).engine(named);
-            }
-            LockManager manager = locks.build();
-            try {
-                listeners.forEach(manager::addListener);
-                LockTemplate template = new DefaultLockTemplate(manager, defaultMode, waitTime, leaseTime, onLost);
-                Housekeeper housekeeper = null;
-                if (housekeeping) {
-                    housekeeper = new Housekeeper(dao, manager, housekeepingRetention, housekeepingBatchSize);
-                    housekeeper.schedule(housekeepingInterval);
-                }
-                return new LockService(manager, template, housekeeper, writes);
-            } catch (RuntimeException ex) {
-                manager.close();
-                writes.close();
-                throw ex;
-            }
+            return ServiceAssembly.assemble(settings);
         }
     }
 }

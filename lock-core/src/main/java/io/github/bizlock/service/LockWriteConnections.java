@@ -24,7 +24,7 @@ final class LockWriteConnections implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LockWriteConnections.class);
     private static final String HIKARI = "com.zaxxer.hikari.HikariDataSource";
 
-    /** As {@code bizlock.connections.max-size}: one statement each, so a few serve many locks. */
+    /** The default size of the pool bizlock makes: one statement each, so a few serve many locks. */
     static final int SIZE = 4;
 
     private final DataSource dataSource;
@@ -38,16 +38,16 @@ final class LockWriteConnections implements AutoCloseable {
      * plain connections; else, with a warning, the application's DataSource itself.
      */
     static LockWriteConnections choose(
-            DataSource lockDataSource, @Nullable DataSource given, @Nullable DataSource sessions) {
+            DataSource lockDataSource, @Nullable DataSource given, @Nullable DataSource sessions, int size) {
         if (given != null) {
             return new LockWriteConnections(given);
         }
         if (ClassUtils.isPresent(HIKARI, LockWriteConnections.class.getClassLoader())
                 && HikariLockPool.isHikari(lockDataSource)) {
-            return new LockWriteConnections(new MadeAtFirstUse(() -> HikariLockPool.copyOf(lockDataSource, SIZE)));
+            return new LockWriteConnections(new MadeAtFirstUse(() -> HikariLockPool.copyOf(lockDataSource, size)));
         }
         if (sessions != null) {
-            return new LockWriteConnections(new MadeAtFirstUse(() -> new LockConnectionPool(sessions, SIZE)));
+            return new LockWriteConnections(new MadeAtFirstUse(() -> new LockConnectionPool(sessions, size)));
         }
         log.warn(
                 "bizlock: LEASE lock writes and renewals borrow connections from the application's DataSource ({}), and"

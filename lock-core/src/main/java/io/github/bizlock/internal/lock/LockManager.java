@@ -44,6 +44,9 @@ public final class LockManager implements AutoCloseable {
     /** The shortest watchdog lease: it is renewed every third of it, and a renewal must fit in that third. */
     public static final Duration MIN_WATCHDOG_LEASE = Duration.ofMillis(300);
 
+    /** Whether threads of this process get a contended lock in the order they asked for it. */
+    public static final boolean DEFAULT_FAIR = true;
+
     /** How often one database grant may pass from thread to thread of this process before it is released. */
     public static final int DEFAULT_LOCAL_HANDOFFS = 16;
 
@@ -225,7 +228,7 @@ public final class LockManager implements AutoCloseable {
         private final Map<LockMode, LockEngine> engines = new EnumMap<>(LockMode.class);
         private @Nullable ModeBindingStore modeBindings;
         private Duration watchdogLease = DEFAULT_WATCHDOG_LEASE;
-        private boolean fair = true;
+        private boolean fair = DEFAULT_FAIR;
         private int localHandoffs = DEFAULT_LOCAL_HANDOFFS;
         private final List<LockObserver> observers = new ArrayList<>();
 

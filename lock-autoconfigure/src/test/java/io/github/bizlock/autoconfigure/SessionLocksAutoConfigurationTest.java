@@ -9,37 +9,36 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.annotation.DistributedLock;
-import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
+import io.github.bizlock.service.LockService;
+import io.github.bizlock.service.LockStatus;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.dao.CannotAcquireLockException;
 
 @ExtendWith(TestDatabaseExtension.class)
-class BizLockSessionAutoConfigurationTest {
+/** ROW and NAMED locks, which the auto-configuration gives the lock service plain connections for. */
+class SessionLocksAutoConfigurationTest {
 
     private ApplicationContextRunner runner;
 
     @BeforeEach
     void setUp(TestDatabase database) {
-        runner = BizLockAutoConfigurationTest.runner(
-                database, BizLockAutoConfiguration.class, BizLockSessionAutoConfiguration.class);
+        runner = BizLockAutoConfigurationTest.runner(database, BizLockAutoConfiguration.class);
     }
 
     @Test
     void rowAndNamedLocksHoldConnectionsOfTheirOwnNotTheApplicationsPool() {
         runner.run(context -> {
-            assertThat(context).getBeans(SessionLockEngine.class).containsOnlyKeys("rowLockEngine", "namedLockEngine");
-            assertThat(row(context).mode()).isEqualTo(LockMode.ROW);
-            assertThat(named(context).mode()).isEqualTo(LockMode.NAMED);
+            assertThat(context.getBean(LockService.class).status().modes())
+                    .containsExactlyInAnyOrder(LockMode.LEASE, LockMode.ROW, LockMode.NAMED);
             LockTemplate locks = context.getBean(LockTemplate.class);
             HikariDataSource appPool = context.getBean(HikariDataSource.class);
             for (LockMode mode : new LockMode[] {LockMode.ROW, LockMode.NAMED}) {
@@ -74,17 +73,7 @@ class BizLockSessionAutoConfigurationTest {
     }
 
     @Test
-    void heldSessionsAreCheckedAsOftenAsTheHeartbeatSays() {
-        Duration lease = Duration.ofSeconds(30);
-        runner.run(context ->
-                assertThat(row(context).renewalInterval(lease)).as("default").isEqualTo(Duration.ofSeconds(1)));
-        runner.withPropertyValues("bizlock.session.heartbeat=250ms").run(context -> {
-            assertThat(row(context).renewalInterval(lease)).isEqualTo(Duration.ofMillis(250));
-            assertThat(named(context).renewalInterval(lease)).isEqualTo(Duration.ofMillis(250));
-            assertThat(named(context).renewalInterval(Duration.ofMillis(600)))
-                    .as("a third of a shorter lease")
-                    .isEqualTo(Duration.ofMillis(200));
-        });
+    void aHeartbeatThatIsNotPositiveFailsTheStart() {
         runner.withPropertyValues("bizlock.session.heartbeat=0s")
                 .run(context -> assertThat(context)
                         .getFailure()
@@ -94,14 +83,7 @@ class BizLockSessionAutoConfigurationTest {
     }
 
     @Test
-    void namedLockNamesAreKeyedByTheSecretWhenOneIsSet() {
-        LockKey key = new LockKey("customer", "ann@example.com");
-        String[] unkeyed = new String[1];
-        runner.run(context -> unkeyed[0] = named(context).serverLockName(key));
-        runner.withPropertyValues("bizlock.named.secret=s3cret")
-                .run(context -> assertThat(named(context).serverLockName(key))
-                        .hasSize(64)
-                        .isNotEqualTo(unkeyed[0]));
+    void aBlankSecretOfNamedLocksFailsTheStart() {
         runner.withPropertyValues("bizlock.named.secret= ")
                 .run(context -> assertThat(context)
                         .getFailure()
@@ -114,32 +96,24 @@ class BizLockSessionAutoConfigurationTest {
     void theAnnotationTakesNamedLocksWhenAskedTo() {
         runner.withUserConfiguration(NamedLockedService.Config.class).run(context -> {
             NamedLockedService service = context.getBean(NamedLockedService.class);
-            SessionLockEngine engine = named(context);
-            assertThat(service.run(engine)).isEqualTo(1);
-            assertThat(engine.heldSessions()).isZero();
+            LockService locks = context.getBean(LockService.class);
+            assertThat(service.run(locks)).containsExactly(LockMode.NAMED);
+            assertThat(locks.localLocks()).isEmpty();
         });
     }
 
     @Test
     void backsOffWhenDisabled() {
         runner.withPropertyValues("bizlock.enabled=false")
-                .run(context -> assertThat(context).doesNotHaveBean(SessionLockEngine.class));
-    }
-
-    private static SessionLockEngine row(BeanFactory context) {
-        return context.getBean("rowLockEngine", SessionLockEngine.class);
-    }
-
-    private static SessionLockEngine named(BeanFactory context) {
-        return context.getBean("namedLockEngine", SessionLockEngine.class);
+                .run(context -> assertThat(context).doesNotHaveBean(LockService.class));
     }
 
     static class NamedLockedService {
 
-        /** Returns how many sessions the NAMED engine holds while the method runs. */
+        /** Returns the modes of the locks this process holds while the method runs. */
         @DistributedLock(name = "annotated", key = "'x'", mode = LockMode.NAMED)
-        public int run(SessionLockEngine engine) {
-            return engine.heldSessions();
+        public List<LockMode> run(LockService locks) {
+            return locks.localLocks().stream().map(LockStatus.LocalLock::mode).toList();
         }
 
         @Configuration(proxyBeanMethods = false)

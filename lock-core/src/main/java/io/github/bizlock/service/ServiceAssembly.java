@@ -1,0 +1,112 @@
+package io.github.bizlock.service;
+
+import io.github.bizlock.LockMode;
+import io.github.bizlock.LockTemplate;
+import io.github.bizlock.internal.housekeeping.Housekeeper;
+import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.dialect.Dialects;
+import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
+import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
+import io.github.bizlock.internal.lock.DefaultLockTemplate;
+import io.github.bizlock.internal.lock.LockManager;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+
+/**
+ * {@link LockService.Builder#build()}: the one place that assembles the lock library from its settings, in the order
+ * a start needs: the server, the tables, the engines, the lock manager, the template, housekeeping.
+ */
+final class ServiceAssembly {
+
+    private ServiceAssembly() {}
+
+    static LockService assemble(ServiceSettings settings) {
+        if (settings.defaultMode != LockMode.LEASE && settings.sessionDataSource == null) {
+            throw new IllegalStateException("The default mode " + settings.defaultMode + " holds a connection per lock:"
+                    + " give the builder a sessionDataSource of plain connections to the lock database");
+        }
+        // Opened at the first lock: a build that fails leaves nothing open.
+        LockWriteConnections writes = LockWriteConnections.choose(
+                settings.dataSource,
+                settings.lockConnections,
+                settings.sessionDataSource,
+                settings.maxWriteConnections);
+        List<AutoCloseable> opened = new ArrayList<>(List.of(writes));
+        try {
+            return assemble(settings, writes, opened);
+        } catch (RuntimeException | Error ex) {
+            closeAll(opened, ex);
+            throw ex;
+        }
+    }
+
+    private static LockService assemble(
+            ServiceSettings settings, LockWriteConnections writes, List<AutoCloseable> opened) {
+        String owner = settings.instanceId;
+        LeaseDao dao = new LeaseDao(
+                settings.dataSource,
+                writes.dataSource(),
+                // A transaction manager of bizlock's own: lock writes never join the caller's transaction.
+                new DataSourceTransactionManager(settings.dataSource),
+                Dialects.detect(settings.dataSource, settings.tableName, settings.singleWriter),
+                settings.tableName);
+        LockTables tables = new LockTables(settings.dataSource, dao);
+        for (Consumer<LockTables> step : settings.tableSteps) {
+            step.accept(tables);
+        }
+        dao.schema().requireTables();
+        LockManager.Builder locks = LockManager.builder(owner)
+                .modeBindings(dao.modes())
+                .watchdogLease(settings.watchdogLease)
+                .fair(settings.fair)
+                .localHandoffs(settings.localHandoffs)
+                .engine(new LeaseLockEngine(dao, owner, settings.backoff));
+        if (settings.sessionDataSource != null) {
+            SessionLockEngine row = SessionLockEngine.row(
+                    dao, settings.sessionDataSource, settings.maxSessions, owner, settings.sessionHeartbeat);
+            opened.add(row);
+            SessionLockEngine named = SessionLockEngine.named(
+                    dao,
+                    settings.sessionDataSource,
+                    settings.maxSessions,
+                    owner,
+                    settings.sessionHeartbeat,
+                    settings.namedSecret);
+            opened.add(named);
+            // A default mode that cannot be trusted on this server fails the start, not the first lock.
+            if (settings.defaultMode == LockMode.ROW) {
+                row.requireAllowedHere();
+            } else if (settings.defaultMode == LockMode.NAMED) {
+                named.requireAllowedHere();
+            }
+            locks.engine(row).engine(named);
+        }
+        settings.observers.forEach(observer -> locks.observer(new ObserverAdapter(observer)));
+        LockManager manager = locks.build();
+        // The manager closes the engines from now on, before the connections they release on.
+        opened.clear();
+        opened.add(manager);
+        opened.add(writes);
+        settings.listeners.forEach(manager::addListener);
+        LockTemplate template = new DefaultLockTemplate(
+                manager, settings.defaultMode, settings.waitTime, settings.leaseTime, settings.onLost);
+        Housekeeper housekeeper = null;
+        if (settings.housekeeping) {
+            housekeeper = new Housekeeper(dao, manager, settings.housekeepingRetention, settings.housekeepingBatchSize);
+            housekeeper.schedule(settings.housekeepingInterval);
+        }
+        return new LockService(manager, template, new BizLockDao(dao), housekeeper, writes);
+    }
+
+    private static void closeAll(List<AutoCloseable> opened, Throwable failure) {
+        for (AutoCloseable resource : opened) {
+            try {
+                resource.close();
+            } catch (Exception ex) {
+                failure.addSuppressed(ex);
+            }
+        }
+    }
+}
