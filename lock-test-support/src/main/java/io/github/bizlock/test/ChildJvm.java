@@ -1,26 +1,18 @@
 package io.github.bizlock.test;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -34,8 +26,6 @@ import java.util.function.Consumer;
  */
 public final class ChildJvm implements AutoCloseable {
 
-    private static final int TAIL_LINES = 200;
-    private static final String END = "\u0000end";
     private static final Duration KILL_BOUND = Duration.ofSeconds(10);
     private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
 
@@ -47,28 +37,15 @@ public final class ChildJvm implements AutoCloseable {
     private final String name;
     private final Process process;
     private final Writer stdin;
-    private final Map<String, Consumer<String>> events;
-    private final Consumer<String> logs;
-    private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
-    private final Deque<String> tail = new ArrayDeque<>();
-    private final CountDownLatch stderrEnded = new CountDownLatch(1);
+    private final ChildOutput output;
 
     private ChildJvm(Builder builder, Process process) {
         this.name = builder.name + "#" + process.pid();
         this.process = process;
         this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-        this.events = Map.copyOf(builder.events);
-        this.logs = builder.logs;
         RUNNING.add(process);
         process.onExit().thenRun(() -> RUNNING.remove(process));
-        daemon("child-jvm-out-" + process.pid(), () -> {
-            pump(process.getInputStream(), this::take);
-            replies.add(END);
-        });
-        daemon("child-jvm-err-" + process.pid(), () -> {
-            pump(process.getErrorStream(), this::log);
-            stderrEnded.countDown();
-        });
+        this.output = new ChildOutput(name, process, builder.events, builder.logs);
     }
 
     /** A child running {@code mainClass}, whose {@code main} hands its work to {@link ParentLink#run}. */
@@ -102,12 +79,11 @@ public final class ChildJvm implements AutoCloseable {
      *     is an {@code ERROR}
      */
     public String next(Duration timeout) throws InterruptedException {
-        String line = replies.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        String line = output.poll(timeout);
         if (line == null) {
             throw failure("did not answer within " + timeout);
         }
-        if (line.equals(END)) {
-            replies.add(END);
+        if (line.equals(ChildOutput.END)) {
             throw failure("exited before answering (" + exitStatus() + ")");
         }
         return checked(line);
@@ -120,7 +96,7 @@ public final class ChildJvm implements AutoCloseable {
      */
     public String await(String verb, Duration timeout) throws InterruptedException {
         String line = next(timeout);
-        if (!verb(line).equals(verb)) {
+        if (!ChildOutput.verb(line).equals(verb)) {
             throw failure("answered '" + line + "' where " + verb + " was expected");
         }
         return line;
@@ -130,7 +106,7 @@ public final class ChildJvm implements AutoCloseable {
     public List<String> until(String verb, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         List<String> lines = new ArrayList<>();
-        while (lines.isEmpty() || !verb(lines.get(lines.size() - 1)).equals(verb)) {
+        while (lines.isEmpty() || !ChildOutput.verb(lines.get(lines.size() - 1)).equals(verb)) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 throw failure(
@@ -147,9 +123,8 @@ public final class ChildJvm implements AutoCloseable {
      * {@code timeout} for the child to exit and returns {@code null}.
      */
     public String poll(Duration timeout) throws InterruptedException {
-        String line = replies.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        if (line != null && line.equals(END)) {
-            replies.add(END);
+        String line = output.poll(timeout);
+        if (ChildOutput.END.equals(line)) {
             process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS);
             return null;
         }
@@ -197,9 +172,7 @@ public final class ChildJvm implements AutoCloseable {
 
     /** The last lines the child wrote, its answers ({@code >}) and its stderr ({@code !}) in the order they came. */
     public String output() {
-        synchronized (tail) {
-            return String.join("\n", tail);
-        }
+        return output.tail();
     }
 
     /** Kills the child at once. */
@@ -230,7 +203,7 @@ public final class ChildJvm implements AutoCloseable {
     /** An {@code ERROR} answer fails the test, with the stack trace the child printed before it exited. */
     private String checked(String line) throws InterruptedException {
         if (line.startsWith(ParentLink.ERROR + " ")) {
-            stderrEnded.await(KILL_BOUND.toMillis(), TimeUnit.MILLISECONDS);
+            output.awaitStderrEnd(KILL_BOUND);
             throw failure("failed: " + line);
         }
         return line;
@@ -239,54 +212,8 @@ public final class ChildJvm implements AutoCloseable {
     /** How the child ended; its stderr is read to the end first, so that the message holds its last words. */
     private String exitStatus() throws InterruptedException {
         boolean exited = process.waitFor(KILL_BOUND.toMillis(), TimeUnit.MILLISECONDS);
-        stderrEnded.await(KILL_BOUND.toMillis(), TimeUnit.MILLISECONDS);
+        output.awaitStderrEnd(KILL_BOUND);
         return exited ? "exit code " + process.exitValue() : "still running";
-    }
-
-    private void take(String line) {
-        remember("> " + line);
-        Consumer<String> event = events.get(verb(line));
-        if (event != null) {
-            event.accept(line);
-        } else {
-            replies.add(line);
-        }
-    }
-
-    private void log(String line) {
-        remember("! " + line);
-        System.err.println("[" + name + "] " + line);
-        logs.accept(line);
-    }
-
-    private void remember(String line) {
-        synchronized (tail) {
-            tail.addLast(line);
-            if (tail.size() > TAIL_LINES) {
-                tail.removeFirst();
-            }
-        }
-    }
-
-    private void pump(InputStream stream, Consumer<String> sink) {
-        try (BufferedReader reader = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
-            for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-                sink.accept(line);
-            }
-        } catch (IOException | RuntimeException ex) {
-            remember("(reading the child's output failed: " + ex + ")");
-        }
-    }
-
-    private static String verb(String line) {
-        int space = line.indexOf(' ');
-        return space < 0 ? line : line.substring(0, space);
-    }
-
-    private static void daemon(String name, Runnable body) {
-        Thread thread = new Thread(body, name);
-        thread.setDaemon(true);
-        thread.start();
     }
 
     /** What to start: the main class, JVM options, system properties and arguments, and who hears events and logs. */
