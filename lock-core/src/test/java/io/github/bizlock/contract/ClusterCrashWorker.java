@@ -28,8 +28,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * through a failover URL, so that it goes on while a node of the cluster is killed. The section's own statements are
  * retried while the cluster stalls or the connection fails over (they are idempotent); the lock is always unlocked.
  * Arguments: URL, user, password, lock name, threads, seconds, keys, process name, URL for the counter. Answers
- * {@code READY}, waits for {@code GO}, then answers {@code LOG key value token holder acquiredMillis releasedMillis} per
- * section and {@code DONE overlaps failures deferredReleases}.
+ * {@code READY}, waits for {@code GO}, then answers {@code LOG key value token holder acquiredMillis releasedMillis}
+ * per section and {@code DONE overlaps failures deferredReleases}.
  */
 public final class ClusterCrashWorker {
 

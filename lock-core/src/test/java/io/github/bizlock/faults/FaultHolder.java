@@ -112,8 +112,9 @@ public final class FaultHolder {
     }
 
     /**
-     * Reports {@code NOTHELD mode epochMillis} when a lock's {@code isHeld()} first turns false: what a holder that checks
-     * before it writes sees, which may come before the loss event (a LEASE lock's local deadline passes on its own).
+     * Reports {@code NOTHELD mode epochMillis} when a lock's {@code isHeld()} first turns false: what a holder that
+     * checks before it writes sees, which may come before the loss event (a LEASE lock's local deadline passes on its
+     * own).
      */
     private static void watch(ParentLink parent, Map<LockMode, LockHandle> held) {
         Map<LockMode, Boolean> reported = new EnumMap<>(LockMode.class);

@@ -12,9 +12,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link FaultHolder} JVM as the test sees it: the locks it holds (one per mode), the losses it reported with the
- * wall-clock time it learned them (events of its own), and its answers to commands. Its connections go through a {@link FreezingProxy} of
- * its own, so the test can cut them without touching anyone else's.
+ * A {@link FaultHolder} JVM as the test sees it: the locks it holds (one per mode), the losses it reported (events,
+ * with the wall-clock time it learned them), and its answers to commands. Its connections go through a {@link
+ * FreezingProxy} of its own, so the test can cut them without touching anyone else's.
  */
 final class HolderJvm implements AutoCloseable {
 
