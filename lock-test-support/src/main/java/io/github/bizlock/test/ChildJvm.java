@@ -54,7 +54,7 @@ public final class ChildJvm implements AutoCloseable {
     }
 
     /** Sends one command line to the child. */
-    public void send(String command) {
+    public synchronized void send(String command) {
         try {
             stdin.write(command + "\n");
             stdin.flush();
@@ -64,7 +64,7 @@ public final class ChildJvm implements AutoCloseable {
     }
 
     /** Closes the child's input: its {@link ParentLink} sees the end of its commands, and the child exits. */
-    public void closeInput() {
+    public synchronized void closeInput() {
         try {
             stdin.close();
         } catch (IOException ex) {
@@ -79,9 +79,13 @@ public final class ChildJvm implements AutoCloseable {
      *     is an {@code ERROR}
      */
     public String next(Duration timeout) throws InterruptedException {
+        return next(timeout, "did not answer within " + timeout);
+    }
+
+    private String next(Duration timeout, String silence) throws InterruptedException {
         String line = output.poll(timeout);
         if (line == null) {
-            throw failure("did not answer within " + timeout);
+            throw failure(silence);
         }
         if (line.equals(ChildOutput.END)) {
             throw failure("exited before answering (" + exitStatus() + ")");
@@ -107,12 +111,9 @@ public final class ChildJvm implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         List<String> lines = new ArrayList<>();
         while (lines.isEmpty() || !ChildOutput.verb(lines.get(lines.size() - 1)).equals(verb)) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                throw failure(
-                        "did not answer " + verb + " within " + timeout + " (" + lines.size() + " other answers)");
-            }
-            lines.add(next(Duration.ofNanos(left)));
+            Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+            lines.add(next(
+                    left, "did not answer " + verb + " within " + timeout + " (" + lines.size() + " answers before)"));
         }
         return lines;
     }
@@ -275,6 +276,10 @@ public final class ChildJvm implements AutoCloseable {
             List<String> command = new ArrayList<>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.add("-Xmx256m");
+            // The JVM's own warnings go to stdout by default: keep stdout for the protocol alone.
+            command.add("-XX:+DisplayVMOutputToStderr");
+            command.add("-Xlog:disable");
+            command.add("-Xlog:all=warning:stderr:uptime,level,tags");
             command.addAll(jvmOptions);
             command.add("-cp");
             command.add(System.getProperty("java.class.path"));
