@@ -142,16 +142,13 @@ public final class ChildJvm implements AutoCloseable {
 
     /**
      * Sends a signal with {@code kill -SIGNAL pid}: {@code STOP} freezes the child as a long GC pause or a frozen VM
-     * would, {@code CONT} lets it run on, {@code TERM} asks it to shut down (its shutdown hooks run).
+     * would (this returns once every thread of it has stopped), {@code CONT} lets it run on, {@code TERM} asks it to
+     * shut down (its shutdown hooks run).
      */
     public void signal(String signal) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
-                .redirectErrorStream(true)
-                .start();
-        if (!kill.waitFor(KILL_BOUND.toMillis(), TimeUnit.MILLISECONDS) || kill.exitValue() != 0) {
-            kill.destroyForcibly();
-            throw failure("could not be sent SIG" + signal + ": "
-                    + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+        String failed = Signals.send(process.pid(), signal, KILL_BOUND);
+        if (failed != null) {
+            throw failure("could not be sent SIG" + signal + ": " + failed);
         }
     }
 
