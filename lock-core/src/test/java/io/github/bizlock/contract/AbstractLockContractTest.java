@@ -13,6 +13,7 @@ import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.test.ChildJvm;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
@@ -141,7 +142,7 @@ public abstract class AbstractLockContractTest {
         LockManager manager = ContractManagers.fuzzBuilder(mode(), database.dataSource(), InstanceId.generate())
                 .build();
         managers.add(manager);
-        try (ChildJvm child = ChildJvm.start(
+        try (ChildJvm child = LockWorker.start(
                 database,
                 List.of(),
                 "fuzz",
@@ -151,7 +152,7 @@ public abstract class AbstractLockContractTest {
                 String.valueOf(iterations),
                 String.valueOf(keys),
                 String.valueOf(FUZZ_MAX_SLEEP_NANOS))) {
-            child.awaitLine("READY", Duration.ofSeconds(60));
+            child.await("READY", Duration.ofSeconds(60));
             child.send("GO");
             long started = System.nanoTime();
             FuzzWorkload.Result mine = FuzzWorkload.run(
@@ -164,9 +165,9 @@ public abstract class AbstractLockContractTest {
                     iterations,
                     keys,
                     FUZZ_MAX_SLEEP_NANOS);
-            List<String> childLines = child.linesUntilExit("", Duration.ofSeconds(120));
+            List<String> childLines = child.until("DONE", Duration.ofSeconds(120));
             assertThat(child.waitForExit(Duration.ofSeconds(10)))
-                    .as("child exit code; output:\n%s", child.transcript())
+                    .as("child exit code; output:\n%s", child.output())
                     .isZero();
             List<FuzzWorkload.Entry> log = new ArrayList<>(mine.log());
             String done = null;
@@ -177,9 +178,7 @@ public abstract class AbstractLockContractTest {
                     done = line;
                 }
             }
-            assertThat(done)
-                    .as("child summary; output:\n%s", child.transcript())
-                    .isNotNull();
+            assertThat(done).as("child summary; output:\n%s", child.output()).isNotNull();
             String[] childSummary = done.split(" ");
 
             FuzzWorkload.Verdict verdict = FuzzWorkload.verify(database.dataSource(), log);
@@ -260,10 +259,10 @@ public abstract class AbstractLockContractTest {
     @Test
     void crashedHolderIsReleasedWithinItsLease(TestDatabase database) throws Exception {
         LockManager survivor = manager(database.dataSource());
-        try (ChildJvm child = ChildJvm.start(
+        try (ChildJvm child = LockWorker.start(
                 database, List.of(), "hold", mode().name(), lockName, "1", String.valueOf(CRASH_LEASE.toMillis()))) {
             long childToken = Long.parseLong(
-                    child.awaitLine("ACQUIRED", Duration.ofSeconds(60)).split(" ")[1]);
+                    child.await("ACQUIRED", Duration.ofSeconds(60)).split(" ")[1]);
             assertThat(tryNow(survivor, "1")).as("held by the live child").isEmpty();
             child.kill();
             long killed = System.nanoTime();

@@ -8,9 +8,9 @@ import io.github.bizlock.LockReleaseException;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import io.github.bizlock.test.ChildJvm;
+import io.github.bizlock.test.ParentLink;
+import io.github.bizlock.test.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -27,27 +27,48 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * One instance of {@link ClusterNodeCrashTest}: the exclusion fuzz on LEASE locks, for a time rather than a count,
  * through a failover URL, so that it goes on while a node of the cluster is killed. The section's own statements are
  * retried while the cluster stalls or the connection fails over (they are idempotent); the lock is always unlocked.
- * Arguments: URL, user, password, lock name, threads, seconds, keys, process name, URL for the counter. Prints {@code READY}, waits for
- * {@code GO}, then prints {@code LOG key value token holder acquiredMillis releasedMillis} per section and
- * {@code DONE overlaps failures deferredReleases}.
+ * Arguments: URL, user, password, lock name, threads, seconds, keys, process name, URL for the counter. Answers
+ * {@code READY}, waits for {@code GO}, then answers {@code LOG key value token holder acquiredMillis releasedMillis}
+ * per section and {@code DONE overlaps failures deferredReleases}.
  */
 public final class ClusterCrashWorker {
 
     private ClusterCrashWorker() {}
 
-    public static void main(String[] args) throws Exception {
+    /** An instance of {@code threads} threads for {@code seconds} on {@code keys} keys, through {@code url}. */
+    static ChildJvm.Builder instance(
+            TestDatabase database, String url, String name, int threads, int seconds, int keys) {
+        return ChildJvm.builder(ClusterCrashWorker.class)
+                .name("cluster-crash-" + name)
+                .args(
+                        url,
+                        database.username(),
+                        database.password(),
+                        "crash",
+                        String.valueOf(threads),
+                        String.valueOf(seconds),
+                        String.valueOf(keys),
+                        name,
+                        url + "&sessionVariables=wsrep_sync_wait=3");
+    }
+
+    public static void main(String[] args) {
+        ParentLink.run(args, ClusterCrashWorker::run);
+    }
+
+    private static void run(ParentLink parent, List<String> args) throws Exception {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(args[0]);
-        config.setUsername(args[1]);
-        config.setPassword(args[2]);
+        config.setJdbcUrl(args.get(0));
+        config.setUsername(args.get(1));
+        config.setPassword(args.get(2));
         config.setMaximumPoolSize(24);
         config.setConnectionTimeout(60_000);
         config.setPoolName("locks");
-        String lockName = args[3];
-        int threads = Integer.parseInt(args[4]);
-        long endMillis = Long.parseLong(args[5]) * 1000;
-        int keys = Integer.parseInt(args[6]);
-        String process = args[7];
+        String lockName = args.get(3);
+        int threads = Integer.parseInt(args.get(4));
+        long endMillis = Long.parseLong(args.get(5)) * 1000;
+        int keys = Integer.parseInt(args.get(6));
+        String process = args.get(7);
         List<String> log = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger overlaps = new AtomicInteger();
         AtomicInteger failures = new AtomicInteger();
@@ -59,18 +80,15 @@ public final class ClusterCrashWorker {
         // (seen as lost updates, with the lock passed on correctly). bizlock's own statements need neither.
         HikariConfig workload = new HikariConfig();
         config.copyStateTo(workload);
-        workload.setJdbcUrl(args[8]);
+        workload.setJdbcUrl(args.get(8));
         workload.setPoolName("workload");
         try (HikariDataSource dataSource = new HikariDataSource(config);
                 HikariDataSource workloadDataSource = new HikariDataSource(workload);
                 LockManager manager = ContractManagers.builder(LockMode.LEASE, dataSource, InstanceId.generate())
                         .build()) {
             JdbcTemplate jdbc = new JdbcTemplate(workloadDataSource);
-            System.out.println("READY");
-            BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-            if (!"GO".equals(stdin.readLine())) {
-                throw new IllegalStateException("Expected GO");
-            }
+            parent.answer("READY");
+            parent.await("GO");
             long end = System.currentTimeMillis() + endMillis;
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
@@ -85,7 +103,7 @@ public final class ClusterCrashWorker {
                         } catch (InterruptedException ex) {
                             return;
                         } catch (RuntimeException ex) {
-                            ex.printStackTrace(System.out);
+                            ex.printStackTrace();
                             failures.incrementAndGet();
                             continue;
                         }
@@ -104,7 +122,7 @@ public final class ClusterCrashWorker {
                                             holder))
                                     != 1) {
                                 overlaps.incrementAndGet();
-                                System.out.println("OVERLAP on " + key + ": " + holder + " (token "
+                                System.err.println("OVERLAP on " + key + ": " + holder + " (token "
                                         + handle.get().fencingToken() + ") found "
                                         + retried(() -> jdbc.queryForList(
                                                 "SELECT holder, n, @@wsrep_node_name AS node FROM fuzz_counter"
@@ -137,18 +155,9 @@ public final class ClusterCrashWorker {
             for (Thread worker : workers) {
                 worker.join();
             }
-            StringBuilder out = new StringBuilder();
-            log.forEach(line -> out.append(line).append('\n'));
-            out.append("DONE ")
-                    .append(overlaps.get())
-                    .append(' ')
-                    .append(failures.get())
-                    .append(' ')
-                    .append(deferred.get());
-            System.out.println(out);
-            System.out.flush();
+            log.forEach(parent::answer);
+            parent.answer("DONE " + overlaps.get() + " " + failures.get() + " " + deferred.get());
         }
-        System.exit(0);
     }
 
     /** Runs a statement of the section again while the cluster stalls or the connection fails over. */

@@ -7,9 +7,7 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.lock.LockManager;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import io.github.bizlock.test.ParentLink;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -20,9 +18,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The holder of {@link FaultHarnessTest}: a JVM that takes one lock in each mode (name {@code PREFIX-MODE}, key
- * {@code k}, renewed by the watchdog) and prints {@code HOLDING mode token}, then {@code READY}. Arguments: JDBC URL,
- * user, password, watchdog lease in ms, lock name prefix. Every loss is printed as {@code LOST mode cause epochMillis}.
- * Commands on stdin, answered per mode with the call's duration in ms and its outcome:
+ * {@code k}, renewed by the watchdog) and answers {@code HOLDING mode token}, then {@code READY}. Arguments: JDBC URL,
+ * user, password, watchdog lease in ms, lock name prefix. Every loss is reported as the event {@code LOST mode cause
+ * epochMillis}. Commands, answered per mode with the call's duration in ms and its outcome:
  *
  * <ul>
  *   <li>{@code TRY}: acquires another key with a 500 ms wait, all modes at once: {@code TRIED mode ms outcome};
@@ -32,7 +30,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  *   <li>{@code HELD}: {@code HELD? mode isHeld}.
  * </ul>
  *
- * SIGTERM closes the lock manager, as a Spring context closing does; it prints {@code CLOSED} after.
+ * SIGTERM closes the lock manager, as a Spring context closing does; it answers {@code CLOSED} after.
  */
 public final class FaultHolder {
 
@@ -42,23 +40,27 @@ public final class FaultHolder {
 
     private FaultHolder() {}
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
+        ParentLink.run(args, FaultHolder::run);
+    }
+
+    private static void run(ParentLink parent, List<String> args) throws Exception {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(args[0]);
-        config.setUsername(args[1]);
-        config.setPassword(args[2]);
+        config.setJdbcUrl(args.get(0));
+        config.setUsername(args.get(1));
+        config.setPassword(args.get(2));
         config.setPoolName("fault-holder");
         config.setMaximumPoolSize(POOL_SIZE);
         HikariDataSource dataSource = new HikariDataSource(config);
         LockManager manager = LockFixture.managerOfEveryMode(dataSource)
-                .watchdogLease(Duration.ofMillis(Long.parseLong(args[3])))
+                .watchdogLease(Duration.ofMillis(Long.parseLong(args.get(3))))
                 .build();
-        String prefix = args[4];
-        manager.addListener(
-                event -> print("LOST " + event.mode() + " " + event.cause() + " " + System.currentTimeMillis()));
+        String prefix = args.get(4);
+        manager.addListener(event ->
+                parent.answer("LOST " + event.mode() + " " + event.cause() + " " + System.currentTimeMillis()));
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             manager.close();
-            print("CLOSED");
+            parent.answer("CLOSED");
         }));
         Map<LockMode, LockHandle> held = new EnumMap<>(LockMode.class);
         Map<LockMode, Long> tokens = new EnumMap<>(LockMode.class);
@@ -68,17 +70,16 @@ public final class FaultHolder {
                     .orElseThrow(() -> new IllegalStateException("not acquired: " + mode));
             held.put(mode, handle);
             tokens.put(mode, handle.fencingToken());
-            print("HOLDING " + mode + " " + handle.fencingToken());
+            parent.answer("HOLDING " + mode + " " + handle.fencingToken());
         }
-        Thread watcher = new Thread(() -> watch(held), "fault-holder-watcher");
+        Thread watcher = new Thread(() -> watch(parent, held), "fault-holder-watcher");
         watcher.setDaemon(true);
         watcher.start();
-        print("READY");
+        parent.answer("READY");
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-        BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        for (String command = stdin.readLine(); command != null; command = stdin.readLine()) {
+        parent.serve(command -> {
             switch (command) {
-                case "TRY" -> tryOthers(manager, prefix);
+                case "TRY" -> tryOthers(parent, manager, prefix);
                 case "UNLOCK" -> {
                     for (LockMode mode : LockMode.values()) {
                         long started = System.nanoTime();
@@ -86,13 +87,13 @@ public final class FaultHolder {
                             held.get(mode).unlock();
                             return "unlocked";
                         });
-                        print("UNLOCKED " + mode + " " + millisSince(started) + " " + outcome);
+                        parent.answer("UNLOCKED " + mode + " " + millisSince(started) + " " + outcome);
                     }
                 }
                 case "WRITE" -> {
                     for (LockMode mode : LockMode.values()) {
                         long token = tokens.get(mode);
-                        print("WROTE " + mode + " "
+                        parent.answer("WROTE " + mode + " "
                                 + outcome(() -> Integer.toString(jdbc.update(
                                         "UPDATE fault_fence SET token = ? WHERE k = ? AND token < ?",
                                         token,
@@ -102,25 +103,26 @@ public final class FaultHolder {
                 }
                 case "HELD" -> {
                     for (LockMode mode : LockMode.values()) {
-                        print("HELD? " + mode + " " + held.get(mode).isHeld());
+                        parent.answer("HELD? " + mode + " " + held.get(mode).isHeld());
                     }
                 }
-                default -> print("UNKNOWN " + command);
+                default -> parent.answer("UNKNOWN " + command);
             }
-        }
+        });
     }
 
     /**
-     * Prints {@code NOTHELD mode epochMillis} when a lock's {@code isHeld()} first turns false: what a holder that checks
-     * before it writes sees, which may come before the loss event (a LEASE lock's local deadline passes on its own).
+     * Reports {@code NOTHELD mode epochMillis} when a lock's {@code isHeld()} first turns false: what a holder that
+     * checks before it writes sees, which may come before the loss event (a LEASE lock's local deadline passes on its
+     * own).
      */
-    private static void watch(Map<LockMode, LockHandle> held) {
+    private static void watch(ParentLink parent, Map<LockMode, LockHandle> held) {
         Map<LockMode, Boolean> reported = new EnumMap<>(LockMode.class);
         while (reported.size() < held.size()) {
             for (Map.Entry<LockMode, LockHandle> lock : held.entrySet()) {
                 if (!reported.containsKey(lock.getKey()) && !lock.getValue().isHeld()) {
                     reported.put(lock.getKey(), true);
-                    print("NOTHELD " + lock.getKey() + " " + System.currentTimeMillis());
+                    parent.answer("NOTHELD " + lock.getKey() + " " + System.currentTimeMillis());
                 }
             }
             try {
@@ -131,8 +133,8 @@ public final class FaultHolder {
         }
     }
 
-    /** Acquires key {@code other} in every mode at once, each on a thread of its own, and prints each outcome. */
-    private static void tryOthers(LockManager manager, String prefix) throws InterruptedException {
+    /** Acquires key {@code other} in every mode at once, each on a thread of its own, and answers each outcome. */
+    private static void tryOthers(ParentLink parent, LockManager manager, String prefix) throws InterruptedException {
         List<Thread> threads = new ArrayList<>();
         for (LockMode mode : LockMode.values()) {
             Thread thread = new Thread(() -> {
@@ -143,7 +145,7 @@ public final class FaultHolder {
                     other.ifPresent(LockHandle::unlock);
                     return other.isPresent() ? "acquired" : "timed-out";
                 });
-                print("TRIED " + mode + " " + millisSince(started) + " " + outcome);
+                parent.answer("TRIED " + mode + " " + millisSince(started) + " " + outcome);
             });
             threads.add(thread);
             thread.start();
@@ -168,10 +170,5 @@ public final class FaultHolder {
 
     private static long millisSince(long started) {
         return (System.nanoTime() - started) / 1_000_000;
-    }
-
-    private static void print(String line) {
-        System.out.println(line);
-        System.out.flush();
     }
 }

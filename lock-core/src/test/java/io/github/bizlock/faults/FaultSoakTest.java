@@ -3,8 +3,8 @@ package io.github.bizlock.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bizlock.LockMode;
-import io.github.bizlock.contract.ChildJvm;
 import io.github.bizlock.contract.ContractManagers;
+import io.github.bizlock.test.ChildJvm;
 import io.github.bizlock.test.FreezingProxy;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -303,10 +303,9 @@ class FaultSoakTest {
             }
 
             private void startOnce() throws InterruptedException {
-                jvm = ChildJvm.startMain(
-                        SoakWorker.class,
-                        List.of(),
-                        List.of(
+                jvm = ChildJvm.builder(SoakWorker.class)
+                        .name("soak-j" + index + "g" + generation)
+                        .args(
                                 proxy.jdbcUrl(),
                                 database.username(),
                                 database.password(),
@@ -315,8 +314,9 @@ class FaultSoakTest {
                                 Integer.toString(THREADS),
                                 Integer.toString(KEYS),
                                 Long.toString(LEASE.toMillis()),
-                                "j" + index + "g" + generation));
-                jvm.awaitLine("READY", Duration.ofSeconds(60));
+                                "j" + index + "g" + generation)
+                        .start();
+                jvm.await("READY", Duration.ofSeconds(60));
             }
 
             void restart() throws InterruptedException {
@@ -331,7 +331,7 @@ class FaultSoakTest {
             }
 
             void drain() throws InterruptedException {
-                for (String line = jvm.nextLine(Duration.ZERO); line != null; line = jvm.nextLine(Duration.ZERO)) {
+                for (String line = jvm.poll(Duration.ZERO); line != null; line = jvm.poll(Duration.ZERO)) {
                     take(line);
                 }
             }
@@ -340,7 +340,7 @@ class FaultSoakTest {
             void finish() throws InterruptedException {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
                 while (System.nanoTime() < deadline) {
-                    String line = jvm.nextLine(Duration.ofMillis(200));
+                    String line = jvm.poll(Duration.ofMillis(200));
                     if (line != null) {
                         take(line);
                     } else if (!jvm.isAlive()) {
@@ -348,7 +348,7 @@ class FaultSoakTest {
                         return;
                     }
                 }
-                throw new AssertionError("JVM " + index + " did not end within 60 s: " + jvm.transcript());
+                throw new AssertionError("JVM " + index + " did not end within 60 s: " + jvm.output());
             }
 
             private void take(String line) {

@@ -2,89 +2,69 @@ package io.github.bizlock.faults;
 
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LossCause;
-import io.github.bizlock.contract.ChildJvm;
+import io.github.bizlock.test.ChildJvm;
 import io.github.bizlock.test.FreezingProxy;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link FaultHolder} JVM as the test sees it: the locks it holds (one per mode), the losses it reported with the
- * wall-clock time it learned them, and its answers to commands. Its connections go through a {@link FreezingProxy} of
- * its own, so the test can cut them without touching anyone else's.
+ * A {@link FaultHolder} JVM as the test sees it: the locks it holds (one per mode), the losses it reported (events,
+ * with the wall-clock time it learned them), and its answers to commands. Its connections go through a {@link
+ * FreezingProxy} of its own, so the test can cut them without touching anyone else's.
  */
 final class HolderJvm implements AutoCloseable {
 
     /** A loss the holder reported: why, and when it learned it (epoch ms, this machine's clock). */
     record Loss(LossCause cause, long atMillis) {}
 
+    /** The answer to each command, one line per mode. */
+    private static final Map<String, String> ANSWERS =
+            Map.of("TRY", "TRIED", "UNLOCK", "UNLOCKED", "WRITE", "WROTE", "HELD", "HELD?");
+
     private final FreezingProxy proxy;
-    private final ChildJvm jvm;
     private final Map<LockMode, Long> tokens = new EnumMap<>(LockMode.class);
     private final Map<LockMode, Loss> losses = new ConcurrentHashMap<>();
     private final Map<LockMode, Long> notHeld = new ConcurrentHashMap<>();
-    private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
-    private final List<String> output = new ArrayList<>();
-    private final Thread reader;
+    private final ChildJvm jvm;
 
-    private HolderJvm(FreezingProxy proxy, ChildJvm jvm) {
+    private HolderJvm(FreezingProxy proxy, String user, String password, Duration lease, String prefix) {
         this.proxy = proxy;
-        this.jvm = jvm;
-        this.reader = new Thread(this::read, "holder-jvm-reader");
-        reader.setDaemon(true);
+        this.jvm = ChildJvm.builder(FaultHolder.class)
+                .name("fault-holder-" + prefix)
+                .args(proxy.jdbcUrl(), user, password, Long.toString(lease.toMillis()), prefix)
+                .onEvent("LOST", line -> {
+                    String[] parts = line.split(" ");
+                    losses.putIfAbsent(
+                            LockMode.valueOf(parts[1]),
+                            new Loss(LossCause.valueOf(parts[2]), Long.parseLong(parts[3])));
+                })
+                .onEvent("NOTHELD", line -> {
+                    String[] parts = line.split(" ");
+                    notHeld.putIfAbsent(LockMode.valueOf(parts[1]), Long.parseLong(parts[2]));
+                })
+                .start();
     }
 
     /** Starts a holder of {@code prefix-MODE}/{@code k} in every mode, connected to {@code jdbcUrl} through a proxy. */
     static HolderJvm start(String jdbcUrl, String user, String password, Duration lease, String prefix)
             throws Exception {
         FreezingProxy proxy = new FreezingProxy(jdbcUrl, FaultSoakTest.FIRST_PORT, FaultSoakTest.LAST_PORT);
-        ChildJvm jvm = ChildJvm.startMain(
-                FaultHolder.class,
-                List.of(),
-                List.of(proxy.jdbcUrl(), user, password, Long.toString(lease.toMillis()), prefix));
-        HolderJvm holder = new HolderJvm(proxy, jvm);
-        for (int i = 0; i < LockMode.values().length; i++) {
-            String[] holding = jvm.awaitLine("HOLDING ", Duration.ofSeconds(60)).split(" ");
-            holder.tokens.put(LockMode.valueOf(holding[1]), Long.parseLong(holding[2]));
-        }
-        jvm.awaitLine("READY", Duration.ofSeconds(30));
-        holder.reader.start();
-        return holder;
-    }
-
-    private void read() {
+        HolderJvm holder = new HolderJvm(proxy, user, password, lease, prefix);
         try {
-            while (true) {
-                String line = jvm.nextLine(Duration.ofMillis(100));
-                if (line == null) {
-                    if (!jvm.isAlive()) {
-                        return;
-                    }
-                    continue;
-                }
-                synchronized (output) {
-                    output.add(line);
-                }
-                String[] parts = line.split(" ");
-                if (parts[0].equals("LOST")) {
-                    losses.putIfAbsent(
-                            LockMode.valueOf(parts[1]),
-                            new Loss(LossCause.valueOf(parts[2]), Long.parseLong(parts[3])));
-                } else if (parts[0].equals("NOTHELD")) {
-                    notHeld.putIfAbsent(LockMode.valueOf(parts[1]), Long.parseLong(parts[2]));
-                } else if (List.of("TRIED", "UNLOCKED", "WROTE", "HELD?").contains(parts[0])) {
-                    replies.add(line);
-                }
+            for (int i = 0; i < LockMode.values().length; i++) {
+                String[] holding =
+                        holder.jvm.await("HOLDING", Duration.ofSeconds(60)).split(" ");
+                holder.tokens.put(LockMode.valueOf(holding[1]), Long.parseLong(holding[2]));
             }
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
+            holder.jvm.await("READY", Duration.ofSeconds(30));
+            return holder;
+        } catch (AssertionError | InterruptedException ex) {
+            holder.close();
+            throw ex;
         }
     }
 
@@ -126,21 +106,15 @@ final class HolderJvm implements AutoCloseable {
         Map<LockMode, String[]> answers = new EnumMap<>(LockMode.class);
         long deadline = System.nanoTime() + timeout.toNanos();
         while (answers.size() < LockMode.values().length) {
-            String line = replies.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            if (line == null) {
-                throw new AssertionError("The holder did not answer " + command + " within " + timeout + " (got "
-                        + answers.keySet() + "); its output:\n" + output());
-            }
+            String line = jvm.await(ANSWERS.get(command), Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
             String[] parts = line.split(" ");
-            answers.put(LockMode.valueOf(parts[1]), java.util.Arrays.copyOfRange(parts, 2, parts.length));
+            answers.put(LockMode.valueOf(parts[1]), Arrays.copyOfRange(parts, 2, parts.length));
         }
         return answers;
     }
 
     String output() {
-        synchronized (output) {
-            return String.join("\n", output) + "\n" + jvm.transcript();
-        }
+        return jvm.output();
     }
 
     @Override

@@ -9,9 +9,7 @@ import io.github.bizlock.contract.ContractManagers;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import io.github.bizlock.test.ParentLink;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,8 +30,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * free the claim only if the claim is still theirs. A claim refused (a newer token got there first) or taken away
  * during the hold means someone else held the lock at the same time: allowed only if this holder was told it lost the
  * lock, within {@link #TOLD_WITHIN}; otherwise it is a violation. Arguments: JDBC URL, user, password, mode, lock name,
- * threads, keys, watchdog lease in ms, process name. Prints {@code READY}, then a {@code STAT} line every second and
- * {@code VIOLATION} lines; {@code STOP} on stdin (or SIGTERM) ends it after a last {@code STAT}.
+ * threads, keys, watchdog lease in ms, process name. Answers {@code READY}, then reports a {@code STAT} line every
+ * second and {@code VIOLATION} lines; the command {@code STOP} (or SIGTERM, or the end of its input) ends it after a
+ * last {@code STAT} and {@code DONE}.
  */
 public final class SoakWorker {
 
@@ -59,12 +58,15 @@ public final class SoakWorker {
     private final Map<String, AtomicInteger> inside = new ConcurrentHashMap<>();
     private final LockManager manager;
     private final JdbcTemplate jdbc;
+    private final ParentLink parent;
     private final LockMode mode;
     private final String lockName;
     private final int keys;
     private volatile boolean stopping;
 
-    private SoakWorker(LockManager manager, JdbcTemplate jdbc, LockMode mode, String lockName, int keys) {
+    private SoakWorker(
+            ParentLink parent, LockManager manager, JdbcTemplate jdbc, LockMode mode, String lockName, int keys) {
+        this.parent = parent;
         this.manager = manager;
         this.jdbc = jdbc;
         this.mode = mode;
@@ -73,13 +75,17 @@ public final class SoakWorker {
         manager.addListener(event -> told.increment());
     }
 
-    public static void main(String[] args) throws Exception {
-        LockMode mode = LockMode.valueOf(args[3]);
-        int threads = Integer.parseInt(args[5]);
+    public static void main(String[] args) {
+        ParentLink.run(args, SoakWorker::run);
+    }
+
+    private static void run(ParentLink parent, List<String> args) throws Exception {
+        LockMode mode = LockMode.valueOf(args.get(3));
+        int threads = Integer.parseInt(args.get(5));
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(args[0]);
-        config.setUsername(args[1]);
-        config.setPassword(args[2]);
+        config.setJdbcUrl(args.get(0));
+        config.setUsername(args.get(1));
+        config.setPassword(args.get(2));
         config.setMaximumPoolSize(threads + 8);
         config.setConnectionTimeout(10_000);
         // Started again while the database may be out of reach (a fault of the schedule): start anyway.
@@ -89,27 +95,27 @@ public final class SoakWorker {
         config.setPoolName("soak-worker");
         HikariDataSource dataSource = new HikariDataSource(config);
         LockManager manager = ContractManagers.fuzzBuilder(mode, dataSource, InstanceId.generate())
-                .watchdogLease(Duration.ofMillis(Long.parseLong(args[7])))
+                .watchdogLease(Duration.ofMillis(Long.parseLong(args.get(7))))
                 .build();
-        SoakWorker worker =
-                new SoakWorker(manager, new JdbcTemplate(dataSource), mode, args[4], Integer.parseInt(args[6]));
+        SoakWorker worker = new SoakWorker(
+                parent, manager, new JdbcTemplate(dataSource), mode, args.get(4), Integer.parseInt(args.get(6)));
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
-            String holder = args[8] + "-" + t;
+            String holder = args.get(8) + "-" + t;
             workers.add(new Thread(() -> worker.loop(holder), "soak-" + holder));
         }
         Thread statistics = new Thread(worker::printStatistics, "soak-statistics");
         statistics.setDaemon(true);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> worker.stop(workers, manager, dataSource)));
-        System.out.println("READY");
-        System.out.flush();
+        parent.answer("READY");
         workers.forEach(Thread::start);
         statistics.start();
-        BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        for (String line = stdin.readLine(); line != null && !line.equals("STOP"); line = stdin.readLine()) {
-            // only STOP is understood
-        }
-        System.exit(0); // the shutdown hook stops the threads and prints the last statistics
+        parent.serve(command -> {
+            if (command.equals("STOP")) {
+                System.exit(0); // the shutdown hook stops the threads and reports the last statistics
+            }
+        });
+        // The input ended (the test is gone): the exit that follows runs the same shutdown hook.
     }
 
     private void stop(List<Thread> workers, LockManager manager, HikariDataSource dataSource) {
@@ -123,16 +129,14 @@ public final class SoakWorker {
         }
         manager.close(); // as a Spring context closing on SIGTERM does: what is still held is freed
         dataSource.close();
-        System.out.println(statisticsLine());
-        System.out.println("DONE");
-        System.out.flush();
+        parent.answer(statisticsLine());
+        parent.answer("DONE");
     }
 
     private void printStatistics() {
         while (true) {
             LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
-            System.out.println(statisticsLine());
-            System.out.flush();
+            parent.answer(statisticsLine());
         }
     }
 
@@ -238,7 +242,6 @@ public final class SoakWorker {
 
     private void violation(String text) {
         violations.increment();
-        System.out.println("VIOLATION " + mode + " " + text);
-        System.out.flush();
+        parent.answer("VIOLATION " + mode + " " + text);
     }
 }

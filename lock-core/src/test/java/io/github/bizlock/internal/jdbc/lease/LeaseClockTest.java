@@ -8,11 +8,12 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
-import io.github.bizlock.contract.ChildJvm;
+import io.github.bizlock.contract.LockWorker;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.test.ChildJvm;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
@@ -58,7 +59,7 @@ class LeaseClockTest {
         LockKey key = new LockKey("clock", "zone");
         LeaseDao dao = LockFixture.dao(database.dataSource());
         try (LockManager other = LockFixture.manager(database.dataSource()).build();
-                ChildJvm child = ChildJvm.start(
+                ChildJvm child = LockWorker.start(
                         database,
                         List.of("-Duser.timezone=Pacific/Kiritimati"),
                         "hold-fixed",
@@ -66,7 +67,7 @@ class LeaseClockTest {
                         key.name(),
                         key.key(),
                         "60000")) {
-            child.awaitLine("ACQUIRED", Duration.ofSeconds(60));
+            child.await("ACQUIRED", Duration.ofSeconds(60));
             LocalDateTime now = dao.databaseTime();
             LockRow row = LeaseTestSupport.row(dao, key);
             assertThat(Duration.between(row.acquiredAt(), row.expiresAt())).isEqualTo(Duration.ofMinutes(1));

@@ -5,11 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
-import io.github.bizlock.contract.ChildJvm;
+import io.github.bizlock.contract.LockWorker;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.test.ChildJvm;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
@@ -35,7 +36,7 @@ class LeaseCrashTest {
         LockKey key = new LockKey("crash", "1");
         LeaseDao dao = LockFixture.dao(database.dataSource());
         try (LockManager survivor = LockFixture.manager(database.dataSource()).build();
-                ChildJvm child = ChildJvm.start(
+                ChildJvm child = LockWorker.start(
                         database,
                         List.of(),
                         "hold",
@@ -44,7 +45,7 @@ class LeaseCrashTest {
                         key.key(),
                         String.valueOf(LEASE.toMillis()))) {
             long childToken = Long.parseLong(
-                    child.awaitLine("ACQUIRED", Duration.ofSeconds(60)).split(" ")[1]);
+                    child.await("ACQUIRED", Duration.ofSeconds(60)).split(" ")[1]);
             child.kill();
             long killed = System.nanoTime();
 

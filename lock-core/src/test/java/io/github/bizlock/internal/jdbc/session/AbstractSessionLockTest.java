@@ -12,13 +12,10 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockReleaseException;
 import io.github.bizlock.LossCause;
+import io.github.bizlock.test.ChildJvm;
 import io.github.bizlock.test.FreezingProxy;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -627,33 +624,8 @@ public abstract class AbstractSessionLockTest {
     @Tag("cross-jvm")
     @Test
     void killedHolderProcessFreesTheLockWithinOneSecond() throws Exception {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process child = new ProcessBuilder(
-                        java.toString(),
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        SessionHolderMain.class.getName(),
-                        mode().name(),
-                        database.jdbcUrl(),
-                        database.username(),
-                        database.password(),
-                        name,
-                        "1")
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
-        try {
-            BufferedReader out =
-                    new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-            CompletableFuture<String> line = CompletableFuture.supplyAsync(
-                    () -> {
-                        try {
-                            return out.readLine();
-                        } catch (java.io.IOException ex) {
-                            throw new java.io.UncheckedIOException(ex);
-                        }
-                    },
-                    threads);
-            String held = line.get(60, TimeUnit.SECONDS);
+        try (ChildJvm child = SessionHolderMain.start(mode(), database, name, "1")) {
+            String held = child.await("HELD", Duration.ofSeconds(60));
             assertThat(held).startsWith("HELD ");
             long childToken = Long.parseLong(held.substring(5).strip());
             assertThat(b.template().tryAcquire(name, "1", Duration.ZERO)).isEmpty();
@@ -669,7 +641,7 @@ public abstract class AbstractSessionLockTest {
                     threads);
             awaitWaiters(1);
             long killedAt = System.nanoTime();
-            child.destroyForcibly(); // SIGKILL
+            child.kill();
             long[] mine = waiter.get(10, TimeUnit.SECONDS);
             long freedAfter = TimeUnit.NANOSECONDS.toMillis(mine[1] - killedAt);
             System.out.printf("%s %s: SIGKILLed holder's lock freed after %d ms%n", server(), mode(), freedAfter);
@@ -677,9 +649,6 @@ public abstract class AbstractSessionLockTest {
             // A ceiling for a busy machine (measured: 10-60 ms): a lock that is freed only when something times out
             // (the waiter's 10 s budget, a lease) still breaks it.
             assertThat(freedAfter).isLessThan(3000);
-        } finally {
-            child.destroyForcibly();
-            child.waitFor(10, TimeUnit.SECONDS);
         }
     }
 
