@@ -21,8 +21,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Hands out {@link LockHandle}s for the locks of each mode's {@link LockEngine}: the face of this package, which checks
@@ -49,8 +47,6 @@ public final class LockManager implements AutoCloseable {
 
     /** How often one database grant may pass from thread to thread of this process before it is released. */
     public static final int DEFAULT_LOCAL_HANDOFFS = 16;
-
-    private static final Logger log = LoggerFactory.getLogger(LockManager.class);
 
     private final String instanceId;
     private final Map<LockMode, LockEngine> engines;
@@ -159,15 +155,7 @@ public final class LockManager implements AutoCloseable {
             long deadline = Holds.deadline(wait); // one for the name's binding and the acquisition
             modeBindings.check(key.name(), mode, deadline + LockEngine.DEADLINE_SLACK.toNanos());
             Optional<LockHandle> handle = holds.acquire(key, mode, engine, wait, deadline, lease, onLost);
-            if (handle.isPresent() && shutdown.begun()) {
-                // Granted while the shutdown began: nobody would renew it. Given back, and refused like a new one.
-                try {
-                    handle.get().unlock();
-                } catch (RuntimeException ex) {
-                    log.debug("bizlock gave back lock {} granted during the shutdown", key, ex);
-                }
-                shutdown.refuseIfBegun(key);
-            }
+            shutdown.refuseIfGrantedDuring(handle, key);
             outcome = handle.isPresent() ? LockObserver.Outcome.ACQUIRED : LockObserver.Outcome.TIMED_OUT;
             return handle;
         } finally {

@@ -1,6 +1,7 @@
 package io.github.bizlock.internal.lock;
 
 import io.github.bizlock.LockAcquisitionException;
+import io.github.bizlock.LockHandle;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
@@ -12,6 +13,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,10 +42,6 @@ final class Shutdown {
         this.losses = losses;
     }
 
-    boolean begun() {
-        return begun;
-    }
-
     void refuseIfBegun(LockKey key) {
         if (begun) {
             throw new LockAcquisitionException(
@@ -52,6 +50,22 @@ final class Shutdown {
                     "Lock " + key.name() + "/" + key.key() + " was not acquired: bizlock is shutting down (the"
                             + " application is stopping), and takes no new locks",
                     null);
+        }
+    }
+
+    /**
+     * Gives back a lock granted while the shutdown began, which nobody would renew, and refuses it like a new one.
+     *
+     * @throws LockAcquisitionException if the shutdown has begun
+     */
+    void refuseIfGrantedDuring(Optional<LockHandle> handle, LockKey key) {
+        if (handle.isPresent() && begun) {
+            try {
+                handle.get().unlock();
+            } catch (RuntimeException ex) {
+                log.debug("bizlock gave back lock {} granted during the shutdown", key, ex);
+            }
+            refuseIfBegun(key);
         }
     }
 
