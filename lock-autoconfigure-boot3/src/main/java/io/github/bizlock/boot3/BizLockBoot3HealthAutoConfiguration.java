@@ -2,7 +2,7 @@ package io.github.bizlock.boot3;
 
 import io.github.bizlock.actuate.LockHealthCheck;
 import io.github.bizlock.autoconfigure.BizLockAutoConfiguration;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.lock.LockManager;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
@@ -25,14 +25,14 @@ import org.springframework.context.annotation.Bean;
             "org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator"
         })
 @ConditionalOnBooleanProperty(name = "bizlock.enabled", matchIfMissing = true)
-@ConditionalOnBean({LeaseDao.class, LockManager.class})
+@ConditionalOnBean({LockDaos.class, LockManager.class})
 public final class BizLockBoot3HealthAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "bizlockHealthIndicator")
     @ConditionalOnEnabledHealthIndicator("bizlock")
     BizLockBoot3HealthIndicator bizlockHealthIndicator(
-            ObjectProvider<LeaseDao> dao, ObjectProvider<LockManager> manager) {
+            ObjectProvider<LockDaos> dao, ObjectProvider<LockManager> manager) {
         // The lock beans are lazy: created when the lock database first answers, so a check while it does not answer
         // is down with the reason instead of failing the start.
         return new BizLockBoot3HealthIndicator(new LockHealthCheck(dao::getObject, manager::getObject));

@@ -1,7 +1,7 @@
 package io.github.bizlock.boot3;
 
 import io.github.bizlock.actuate.LockHealthCheck;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.lock.LockManager;
 import org.springframework.boot.actuate.health.AbstractHealthIndicator;
 import org.springframework.boot.actuate.health.Health;
@@ -14,7 +14,7 @@ public final class BizLockBoot3HealthIndicator extends AbstractHealthIndicator {
 
     private final LockHealthCheck check;
 
-    public BizLockBoot3HealthIndicator(LeaseDao dao, LockManager manager) {
+    public BizLockBoot3HealthIndicator(LockDaos dao, LockManager manager) {
         this(new LockHealthCheck(dao, manager));
     }
 

@@ -1,6 +1,6 @@
 package io.github.bizlock.actuate;
 
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.lock.LockManager;
 import java.util.function.Supplier;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
@@ -14,7 +14,7 @@ public final class BizLockHealthIndicator extends AbstractHealthIndicator {
 
     private final LockHealthCheck check;
 
-    public BizLockHealthIndicator(LeaseDao dao, LockManager manager) {
+    public BizLockHealthIndicator(LockDaos dao, LockManager manager) {
         super("bizlock health check failed");
         this.check = new LockHealthCheck(dao, manager);
     }
@@ -23,7 +23,7 @@ public final class BizLockHealthIndicator extends AbstractHealthIndicator {
      * For lock beans created when the lock database first answers: each check gets them, and a supplier that fails
      * (the database does not answer yet) makes the health down with its error.
      */
-    public BizLockHealthIndicator(Supplier<LeaseDao> dao, Supplier<LockManager> manager) {
+    public BizLockHealthIndicator(Supplier<LockDaos> dao, Supplier<LockManager> manager) {
         super("bizlock health check failed");
         this.check = new LockHealthCheck(dao, manager);
     }

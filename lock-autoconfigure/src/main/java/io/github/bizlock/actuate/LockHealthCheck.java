@@ -1,6 +1,6 @@
 package io.github.bizlock.actuate;
 
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.lock.LockManager;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -21,10 +21,10 @@ public final class LockHealthCheck {
     /** Up or down, and the details to show either way, in the order they are shown. */
     public record Result(boolean up, Map<String, Object> details) {}
 
-    private final Supplier<LeaseDao> daos;
+    private final Supplier<LockDaos> daos;
     private final Supplier<LockManager> managers;
 
-    public LockHealthCheck(LeaseDao dao, LockManager manager) {
+    public LockHealthCheck(LockDaos dao, LockManager manager) {
         this(constant(dao, "dao"), constant(manager, "manager"));
     }
 
@@ -32,7 +32,7 @@ public final class LockHealthCheck {
      * For lock beans created when the lock database first answers: each check gets them, and a supplier that fails
      * (the database does not answer yet) makes the health down with its error.
      */
-    public LockHealthCheck(Supplier<LeaseDao> dao, Supplier<LockManager> manager) {
+    public LockHealthCheck(Supplier<LockDaos> dao, Supplier<LockManager> manager) {
         this.daos = Objects.requireNonNull(dao, "dao");
         this.managers = Objects.requireNonNull(manager, "manager");
     }
@@ -43,9 +43,9 @@ public final class LockHealthCheck {
     }
 
     public Result check() {
-        LeaseDao dao = daos.get();
+        LockDaos dao = daos.get();
         LockManager manager = managers.get();
-        LocalDateTime databaseTime = dao.databaseTime();
+        LocalDateTime databaseTime = dao.leases().databaseTime();
         List<String> missing = dao.schema().missingTables();
         int overdue = manager.overdueRenewalCount();
         Map<String, Object> details = new LinkedHashMap<>();

@@ -8,6 +8,8 @@ import io.github.bizlock.aop.RollbackOnLockLost;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
+import io.github.bizlock.internal.jdbc.LockDatabase;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
@@ -115,7 +117,7 @@ public final class BizLockAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @Lazy
-    LeaseDao bizLockDao(
+    LockDaos bizLockDaos(
             LockWriteConnections writeConnections,
             ListableBeanFactory beanFactory,
             @BizLockDataSource ObjectProvider<DataSource> qualified,
@@ -133,12 +135,17 @@ public final class BizLockAutoConfiguration {
             throw LockDatabaseUnreachableException.of(dataSource, ex);
         }
         DataSource writes = writeConnections.dataSource();
-        return new LeaseDao(
-                dataSource,
-                writes != null ? writes : dataSource,
-                new DataSourceTransactionManager(dataSource),
-                dialect,
-                table);
+        return LockDaos.of(
+                new LockDatabase(dataSource, writes != null ? writes : dataSource, dialect),
+                new DataSourceTransactionManager(dataSource));
+    }
+
+    /** The LEASE table's DAO, one of the lock tables' DAOs above. */
+    @Bean
+    @ConditionalOnMissingBean
+    @Lazy
+    LeaseDao bizLockDao(LockDaos daos) {
+        return daos.leases();
     }
 
     @Bean
@@ -146,7 +153,7 @@ public final class BizLockAutoConfiguration {
     @DependsOnDatabaseInitialization
     @Lazy
     BizLockSchemaInitializer bizLockSchemaInitializer(
-            LeaseDao dao,
+            LockDaos dao,
             ListableBeanFactory beanFactory,
             @BizLockDataSource ObjectProvider<DataSource> qualified,
             ObjectProvider<DataSource> dataSources,
@@ -176,7 +183,7 @@ public final class BizLockAutoConfiguration {
     @Lazy
     LockManager lockManager(
             BizLockSchemaInitializer schema,
-            LeaseDao dao,
+            LockDaos dao,
             ObjectProvider<LockEngine> engines,
             ObjectProvider<LockLostListener> listeners,
             ObjectProvider<LockObserver> observers,
@@ -268,10 +275,10 @@ public final class BizLockAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @Lazy
-        Housekeeper bizLockHousekeeper(LeaseDao dao, LockManager manager, BizLockProperties properties) {
+        Housekeeper bizLockHousekeeper(LockDaos dao, LockManager manager, BizLockProperties properties) {
             BizLockHousekeepingProperties housekeeping = properties.getHousekeeping();
-            Housekeeper housekeeper =
-                    new Housekeeper(dao, manager, housekeeping.getRetention(), housekeeping.getBatchSize());
+            Housekeeper housekeeper = new Housekeeper(
+                    dao.housekeeping(), manager, housekeeping.getRetention(), housekeeping.getBatchSize());
             housekeeper.schedule(housekeeping.getInterval());
             return housekeeper;
         }

@@ -86,7 +86,7 @@ public final class BizLockObservabilityAutoConfiguration {
         @ConditionalOnMissingBean(name = "bizlockHealthIndicator")
         @ConditionalOnEnabledHealthIndicator("bizlock")
         BizLockHealthIndicator bizlockHealthIndicator(LockDatabaseStartup startup) {
-            return new BizLockHealthIndicator(startup::dao, startup::manager);
+            return new BizLockHealthIndicator(startup::daos, startup::manager);
         }
     }
 

@@ -1,6 +1,6 @@
 package io.github.bizlock.autoconfigure;
 
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.LockSchema;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import java.sql.SQLException;
@@ -33,15 +33,15 @@ public class BizLockSchemaInitializer implements InitializingBean {
     private static final int ER_DBACCESS_DENIED = 1044;
 
     private final DataSource dataSource;
-    private final LeaseDao dao;
+    private final LockDaos dao;
     private final boolean migrate;
 
     /**
      * @param dataSource the lock table's DataSource
-     * @param dao the DAO whose table to create or check
+     * @param dao the DAOs whose tables to create or check
      * @param migrate whether to apply the migrations (otherwise only check)
      */
-    public BizLockSchemaInitializer(DataSource dataSource, LeaseDao dao, boolean migrate) {
+    public BizLockSchemaInitializer(DataSource dataSource, LockDaos dao, boolean migrate) {
         this.dataSource = dataSource;
         this.dao = dao;
         this.migrate = migrate;

@@ -1,6 +1,6 @@
 package io.github.bizlock.autoconfigure;
 
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import javax.sql.DataSource;
@@ -23,7 +23,7 @@ import org.springframework.context.annotation.Lazy;
  */
 @AutoConfiguration(after = BizLockAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "bizlock.enabled", matchIfMissing = true)
-@ConditionalOnBean({LeaseDao.class, LeaseLockEngine.class})
+@ConditionalOnBean({LockDaos.class, LeaseLockEngine.class})
 @EnableConfigurationProperties({BizLockSessionProperties.class, BizLockNamedProperties.class})
 public final class BizLockSessionAutoConfiguration {
 
@@ -54,7 +54,7 @@ public final class BizLockSessionAutoConfiguration {
     @ConditionalOnMissingBean(name = "namedLockEngine")
     @Lazy
     SessionLockEngine namedLockEngine(
-            LeaseDao dao,
+            LockDaos dao,
             LeaseLockEngine lease,
             SessionConnections connections,
             BizLockSessionProperties session,
@@ -62,7 +62,9 @@ public final class BizLockSessionAutoConfiguration {
             BizLockProperties properties) {
         return requireAllowedAsDefault(
                 SessionLockEngine.named(
-                        dao,
+                        dao.dialect(),
+                        dao.tokens(),
+                        dao.schema(),
                         connections.dataSource(),
                         session.getMaxConnections(),
                         lease.owner(),
@@ -75,14 +77,15 @@ public final class BizLockSessionAutoConfiguration {
     @ConditionalOnMissingBean(name = "rowLockEngine")
     @Lazy
     SessionLockEngine rowLockEngine(
-            LeaseDao dao,
+            LockDaos dao,
             LeaseLockEngine lease,
             SessionConnections connections,
             BizLockSessionProperties session,
             BizLockProperties properties) {
         return requireAllowedAsDefault(
                 SessionLockEngine.row(
-                        dao,
+                        dao.dialect(),
+                        dao.tokens(),
                         connections.dataSource(),
                         session.getMaxConnections(),
                         lease.owner(),

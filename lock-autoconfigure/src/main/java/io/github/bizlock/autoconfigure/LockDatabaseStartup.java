@@ -2,6 +2,7 @@ package io.github.bizlock.autoconfigure;
 
 import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.lock.LockManager;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -287,10 +288,16 @@ final class LockDatabaseStartup implements SmartInitializingSingleton {
         return manager;
     }
 
-    /** The DAO, with the lock beans created as by {@link #manager()}. */
+    /** The LEASE table's DAO, with the lock beans created as by {@link #manager()}. */
     LeaseDao dao() {
         manager();
         return beanFactory.getBean(LeaseDao.class);
+    }
+
+    /** The lock tables' DAOs, with the lock beans created as by {@link #manager()}. */
+    LockDaos daos() {
+        manager();
+        return beanFactory.getBean(LockDaos.class);
     }
 
     /**

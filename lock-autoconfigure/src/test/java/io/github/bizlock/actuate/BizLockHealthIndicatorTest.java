@@ -35,9 +35,9 @@ class BizLockHealthIndicatorTest {
     @Test
     void isDownWhileTheDatabaseDoesNotAnswerAndUpWhenItAnswersAgain(DataSource dataSource) {
         SwitchableDataSource lockDatabase = new SwitchableDataSource(dataSource);
-        try (LockManager manager = LockFixture.manager(LockFixture.dao(lockDatabase), InstanceId.generate())
+        try (LockManager manager = LockFixture.manager(LockFixture.daos(lockDatabase), InstanceId.generate())
                 .build()) {
-            BizLockHealthIndicator health = new BizLockHealthIndicator(LockFixture.dao(lockDatabase), manager);
+            BizLockHealthIndicator health = new BizLockHealthIndicator(LockFixture.daos(lockDatabase), manager);
             assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
 
             lockDatabase.fail(); // no connection to the lock database, as when its pool cannot reach it
@@ -53,14 +53,14 @@ class BizLockHealthIndicatorTest {
     @Test
     void isDownWithTheErrorWhileTheLockBeansCannotBeMadeAndUpOnceTheyAre(DataSource dataSource) {
         AtomicBoolean answering = new AtomicBoolean();
-        try (LockManager manager = LockFixture.manager(LockFixture.dao(dataSource), InstanceId.generate())
+        try (LockManager manager = LockFixture.manager(LockFixture.daos(dataSource), InstanceId.generate())
                 .build()) {
             BizLockHealthIndicator health = new BizLockHealthIndicator(
                     () -> {
                         if (!answering.get()) {
                             throw new IllegalStateException("the lock database has not answered yet");
                         }
-                        return LockFixture.dao(dataSource);
+                        return LockFixture.daos(dataSource);
                     },
                     () -> manager);
 
@@ -86,11 +86,12 @@ class BizLockHealthIndicatorTest {
         config.setPassword(database.password());
         config.setMaximumPoolSize(2);
         HikariDataSource lockPool = new HikariDataSource(config);
-        try (LockManager manager = LockFixture.manager(LockFixture.dao(lockPool), InstanceId.generate())
+        try (LockManager manager = LockFixture.manager(LockFixture.daos(lockPool), InstanceId.generate())
                 .watchdogLease(Duration.ofSeconds(3))
                 .build()) {
             // The indicator reads through a healthy connection; the manager's renewals go through lockPool.
-            BizLockHealthIndicator health = new BizLockHealthIndicator(LockFixture.dao(database.dataSource()), manager);
+            BizLockHealthIndicator health =
+                    new BizLockHealthIndicator(LockFixture.daos(database.dataSource()), manager);
             LockHandle held = manager.tryAcquire(new LockKey("health", "1"), LockMode.LEASE, Duration.ZERO, null)
                     .orElseThrow();
             assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);

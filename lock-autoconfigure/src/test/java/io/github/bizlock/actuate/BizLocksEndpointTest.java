@@ -8,6 +8,7 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -38,6 +39,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 class BizLocksEndpointTest {
 
     private LeaseDao dao;
+    private LockDaos daos;
     private LockManager manager;
 
     @BeforeAll
@@ -47,8 +49,9 @@ class BizLocksEndpointTest {
 
     @BeforeEach
     void setUp(DataSource dataSource) {
-        dao = LockFixture.dao(dataSource);
-        manager = LockFixture.manager(dao, InstanceId.generate()).build();
+        daos = LockFixture.daos(dataSource);
+        dao = daos.leases();
+        manager = LockFixture.manager(daos, InstanceId.generate()).build();
     }
 
     @AfterEach

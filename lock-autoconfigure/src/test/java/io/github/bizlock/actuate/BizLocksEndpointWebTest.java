@@ -11,6 +11,7 @@ import io.github.bizlock.LockTemplate;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -141,11 +142,8 @@ class BizLocksEndpointWebTest {
 
     @Test
     void healthIsDownWhenTheTablesAreMissing(DataSource dataSource) {
-        LeaseDao absent = new LeaseDao(
-                dataSource,
-                new DataSourceTransactionManager(dataSource),
-                Dialects.detect(dataSource, "absent_lock"),
-                "absent_lock");
+        LockDaos absent = LockDaos.of(
+                dataSource, new DataSourceTransactionManager(dataSource), Dialects.detect(dataSource, "absent_lock"));
         try (LockManager manager =
                 LockFixture.manager(absent, InstanceId.generate()).build()) {
             Health health = new BizLockHealthIndicator(absent, manager).health(true);

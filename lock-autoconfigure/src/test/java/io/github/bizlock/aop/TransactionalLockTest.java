@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -112,8 +113,9 @@ class TransactionalLockTest {
         JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
         jdbc.execute("CREATE TABLE IF NOT EXISTS probe_counter (id VARCHAR(20) PRIMARY KEY, value INT NOT NULL)");
         DataSource own = database.dataSource();
-        Observer observer = new Observer(
-                new LeaseDao(own, new DataSourceTransactionManager(own), Dialects.detect(own, "biz_lock"), "biz_lock"));
+        Observer observer =
+                new Observer(LockDaos.of(own, new DataSourceTransactionManager(own), Dialects.detect(own, "biz_lock"))
+                        .leases());
         runner = LockFixtures.runner(database)
                 .withBean(Observer.class, () -> observer)
                 .withUserConfiguration(Services.class);

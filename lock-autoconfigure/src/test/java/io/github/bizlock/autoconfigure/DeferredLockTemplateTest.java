@@ -13,6 +13,7 @@ import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
@@ -41,6 +42,7 @@ import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 class DeferredLockTemplateTest {
 
     private LeaseDao dao;
+    private LockDaos daos;
     private LockManager manager;
 
     @BeforeAll
@@ -50,8 +52,9 @@ class DeferredLockTemplateTest {
 
     @BeforeEach
     void setUp(DataSource dataSource) {
-        dao = LockFixture.dao(dataSource);
-        manager = LockFixture.manager(dao, InstanceId.generate()).build();
+        daos = LockFixture.daos(dataSource);
+        dao = daos.leases();
+        manager = LockFixture.manager(daos, InstanceId.generate()).build();
     }
 
     @AfterEach
@@ -124,7 +127,7 @@ class DeferredLockTemplateTest {
         assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(view::newCondition);
 
         try (LockManager elsewhere =
-                        LockFixture.manager(dao, InstanceId.generate()).build();
+                        LockFixture.manager(daos, InstanceId.generate()).build();
                 LockHandle ignored = elsewhere
                         .tryAcquire(new LockKey("deferred", "1"), LockMode.LEASE, Duration.ZERO, null)
                         .orElseThrow()) {

@@ -5,7 +5,8 @@ import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
+import io.github.bizlock.internal.jdbc.LockDatabase;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.internal.jdbc.lease.Backoff;
@@ -279,24 +280,29 @@ public final class LockService implements AutoCloseable {
                         + " give the builder a sessionDataSource of plain connections to the lock database");
             }
             String owner = InstanceId.of(instanceId);
-            LeaseDao dao = new LeaseDao(
-                    dataSource,
-                    writes.dataSource(),
-                    new DataSourceTransactionManager(dataSource),
-                    Dialects.detect(dataSource, tableName, singleWriter),
-                    tableName);
-            dao.schema().requireTables();
+            LockDaos daos = LockDaos.of(
+                    new LockDatabase(
+                            dataSource, writes.dataSource(), Dialects.detect(dataSource, tableName, singleWriter)),
+                    new DataSourceTransactionManager(dataSource));
+            daos.schema().requireTables();
             LockManager.Builder locks = LockManager.builder(owner)
-                    .modeBindings(dao.modes())
+                    .modeBindings(daos.modes())
                     .watchdogLease(watchdogLease)
                     .fair(fair)
                     .localHandoffs(localHandoffs)
-                    .engine(new LeaseLockEngine(dao, owner, backoff));
+                    .engine(new LeaseLockEngine(daos.leases(), owner, backoff));
             if (sessionDataSource != null) {
-                SessionLockEngine row =
-                        SessionLockEngine.row(dao, sessionDataSource, maxSessions, owner, sessionHeartbeat);
+                SessionLockEngine row = SessionLockEngine.row(
+                        daos.dialect(), daos.tokens(), sessionDataSource, maxSessions, owner, sessionHeartbeat);
                 SessionLockEngine named = SessionLockEngine.named(
-                        dao, sessionDataSource, maxSessions, owner, sessionHeartbeat, namedSecret);
+                        daos.dialect(),
+                        daos.tokens(),
+                        daos.schema(),
+                        sessionDataSource,
+                        maxSessions,
+                        owner,
+                        sessionHeartbeat,
+                        namedSecret);
                 // A default mode that cannot be trusted on this server fails the start, not the first lock.
                 if (defaultMode == LockMode.ROW) {
                     row.requireAllowedHere();
@@ -311,7 +317,8 @@ public final class LockService implements AutoCloseable {
                 LockTemplate template = new DefaultLockTemplate(manager, defaultMode, waitTime, leaseTime, onLost);
                 Housekeeper housekeeper = null;
                 if (housekeeping) {
-                    housekeeper = new Housekeeper(dao, manager, housekeepingRetention, housekeepingBatchSize);
+                    housekeeper =
+                            new Housekeeper(daos.housekeeping(), manager, housekeepingRetention, housekeepingBatchSize);
                     housekeeper.schedule(housekeepingInterval);
                 }
                 return new LockService(manager, template, housekeeper, writes);

@@ -18,7 +18,7 @@ public final class SessionHolderMain {
     public static void main(String[] args) throws Exception {
         LockMode mode = LockMode.valueOf(args[0]);
         DriverManagerDataSource dataSource = new DriverManagerDataSource(args[1], args[2], args[3]);
-        SessionLocks locks = SessionLocks.open(mode, LockFixture.dao(dataSource), dataSource, 2);
+        SessionLocks locks = SessionLocks.open(mode, LockFixture.daos(dataSource), dataSource, 2);
         LockHandle handle = locks.template().acquire(args[4], args[5]);
         System.out.println("HELD " + handle.fencingToken());
         System.out.flush();
