@@ -1,6 +1,8 @@
 package io.github.bizlock;
 
+import io.github.bizlock.internal.jdbc.HousekeepingDao;
 import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.LockSchema;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
@@ -32,22 +34,42 @@ public final class LockFixture {
                 .forEach(jdbc::execute);
     }
 
-    public static LeaseDao dao(DataSource dataSource) {
-        return new LeaseDao(
+    /** The lock tables' DAOs on the default table, every statement on {@code dataSource}. */
+    public static LockDaos daos(DataSource dataSource) {
+        return LockDaos.of(
                 dataSource,
                 new DataSourceTransactionManager(dataSource),
-                Dialects.detect(dataSource, TableName.DEFAULT),
-                TableName.DEFAULT);
+                Dialects.detect(dataSource, TableName.DEFAULT));
+    }
+
+    /** Housekeeping's DAO on the default table. */
+    public static HousekeepingDao housekeeping(DataSource dataSource) {
+        return daos(dataSource).housekeeping();
+    }
+
+    /** The LEASE table's DAO on the default table. */
+    public static LeaseDao dao(DataSource dataSource) {
+        return daos(dataSource).leases();
     }
 
     public static LockManager.Builder manager(DataSource dataSource) {
-        return manager(dao(dataSource), InstanceId.generate());
+        return manager(daos(dataSource), InstanceId.generate());
     }
 
-    public static LockManager.Builder manager(LeaseDao dao, String instanceId) {
+    public static LockManager.Builder manager(LockDaos daos, String instanceId) {
         return LockManager.builder(instanceId)
-                .engine(new LeaseLockEngine(dao, instanceId, Backoff.DEFAULT))
-                .modeBindings(dao.modes());
+                .engine(new LeaseLockEngine(daos.leases(), instanceId, Backoff.DEFAULT))
+                .modeBindings(daos.modes());
+    }
+
+    /** The ROW engine on the DAOs' database. */
+    public static SessionLockEngine row(LockDaos daos, DataSource sessions, int maxSessions, String owner) {
+        return SessionLockEngine.row(daos.dialect(), daos.tokens(), sessions, maxSessions, owner);
+    }
+
+    /** The NAMED engine on the DAOs' database. */
+    public static SessionLockEngine named(LockDaos daos, DataSource sessions, int maxSessions, String owner) {
+        return SessionLockEngine.named(daos.dialect(), daos.tokens(), daos.schema(), sessions, maxSessions, owner);
     }
 
     /**
@@ -56,11 +78,11 @@ public final class LockFixture {
      */
     public static LockManager.Builder managerOfEveryMode(DataSource dataSource) {
         String instanceId = InstanceId.generate();
-        LeaseDao dao = dao(dataSource);
+        LockDaos daos = daos(dataSource);
         DataSource sessions = SessionLocks.dedicated(dataSource);
-        return manager(dao, instanceId)
-                .engine(SessionLockEngine.row(dao, sessions, 8, instanceId))
-                .engine(SessionLockEngine.named(dao, sessions, 8, instanceId));
+        return manager(daos, instanceId)
+                .engine(row(daos, sessions, 8, instanceId))
+                .engine(named(daos, sessions, 8, instanceId));
     }
 
     public static LockTemplate template(LockManager manager) {

@@ -68,7 +68,7 @@ class LockObservationsTest {
         Recorder recorder = new Recorder();
         registry.observationConfig().observationHandler(recorder);
         try (LockManager holder = LockFixture.manager(dataSource).build();
-                LockManager observed = LockFixture.manager(LockFixture.dao(dataSource), InstanceId.generate())
+                LockManager observed = LockFixture.manager(LockFixture.daos(dataSource), InstanceId.generate())
                         .observer(TestServices.observer(new LockObservations(registry, Set.of("order"))))
                         .build()) {
             LockKey order = new LockKey("order", "42");
@@ -112,7 +112,7 @@ class LockObservationsTest {
         assertThat(observations.acquisitionStarted("order", "1", LockMode.LEASE))
                 .as("nothing to record")
                 .isSameAs(LockObserver.Acquisition.NONE);
-        try (LockManager observed = LockFixture.manager(LockFixture.dao(dataSource), InstanceId.generate())
+        try (LockManager observed = LockFixture.manager(LockFixture.daos(dataSource), InstanceId.generate())
                 .observer(TestServices.observer(observations))
                 .build()) {
             observed.tryAcquire(new LockKey("order", "noop"), LockMode.LEASE, Duration.ZERO, null)

@@ -11,7 +11,7 @@ import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.service.LockService;
@@ -71,7 +71,7 @@ class MetricsTest {
         registry.close();
     }
 
-    private LockManager manager(LeaseDao dao, Set<String> keyTagNames, Duration watchdogLease) {
+    private LockManager manager(LockDaos dao, Set<String> keyTagNames, Duration watchdogLease) {
         LockManager manager = LockFixture.manager(dao, InstanceId.generate())
                 .watchdogLease(watchdogLease)
                 .observer(TestServices.observer(new LockMetrics(registry, keyTagNames)))
@@ -121,7 +121,7 @@ class MetricsTest {
             }
         });
         LockKey key = new LockKey("metrics", "a");
-        try (LockManager manager = manager(LockFixture.dao(dataSource), Set.of(), Duration.ofSeconds(30))) {
+        try (LockManager manager = manager(LockFixture.daos(dataSource), Set.of(), Duration.ofSeconds(30))) {
             LockHandle held =
                     manager.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null).orElseThrow();
             assertThat(acquisitions("metrics", "acquired")).isEqualTo(1);
@@ -186,7 +186,7 @@ class MetricsTest {
     @Test
     void handOffsToWaitingThreadsAreCounted(DataSource dataSource) throws Exception {
         LockKey key = new LockKey("metrics", "handoff");
-        try (LockManager manager = manager(LockFixture.dao(dataSource), Set.of(), Duration.ofSeconds(30))) {
+        try (LockManager manager = manager(LockFixture.daos(dataSource), Set.of(), Duration.ofSeconds(30))) {
             LockHandle held =
                     manager.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null).orElseThrow();
             List<Future<Long>> waiters = new ArrayList<>();
@@ -216,7 +216,7 @@ class MetricsTest {
     @Test
     void anInterruptedWaitIsAFailedAcquisition(DataSource dataSource) throws Exception {
         LockKey key = new LockKey("metrics", "interrupted");
-        try (LockManager manager = manager(LockFixture.dao(dataSource), Set.of(), Duration.ofSeconds(30))) {
+        try (LockManager manager = manager(LockFixture.daos(dataSource), Set.of(), Duration.ofSeconds(30))) {
             try (LockHandle ignored =
                     manager.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null).orElseThrow()) {
                 CompletableFuture<Throwable> failure = CompletableFuture.supplyAsync(
@@ -240,7 +240,7 @@ class MetricsTest {
     @Test
     void renewalsAndLossesAreCounted(DataSource dataSource) throws Exception {
         LockKey key = new LockKey("metrics", "renewed");
-        LeaseDao dao = LockFixture.dao(dataSource);
+        LockDaos dao = LockFixture.daos(dataSource);
         try (LockManager manager = manager(dao, Set.of(), Duration.ofMillis(600));
                 LockManager other = LockFixture.manager(dataSource).build()) {
             LockHandle held =
@@ -276,7 +276,7 @@ class MetricsTest {
         config.setPassword(database.password());
         config.setMaximumPoolSize(2);
         HikariDataSource pool = new HikariDataSource(config);
-        try (LockManager manager = manager(LockFixture.dao(pool), Set.of(), Duration.ofSeconds(3))) {
+        try (LockManager manager = manager(LockFixture.daos(pool), Set.of(), Duration.ofSeconds(3))) {
             LockHandle held =
                     manager.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null).orElseThrow();
             // The lock database becomes unreachable for this instance.
@@ -304,7 +304,7 @@ class MetricsTest {
         assertThat(gauge("bizlock.waiting")).isZero();
         assertThat(gauge("bizlock.renewals.overdue")).isZero();
 
-        LeaseDao dao = LockFixture.dao(dataSource);
+        LockDaos dao = LockFixture.daos(dataSource);
         try (LockManager manager =
                 LockFixture.manager(dao, InstanceId.generate()).build()) {
             made.set(TestServices.of(manager, dao));
@@ -318,14 +318,14 @@ class MetricsTest {
 
     @Test
     void housekeepingPurgesAreCounted(DataSource dataSource) throws Exception {
-        LeaseDao dao = LockFixture.dao(dataSource);
+        LockDaos dao = LockFixture.daos(dataSource);
         try (LockManager manager = manager(dao, Set.of(), Duration.ofSeconds(30))) {
             for (int i = 0; i < 3; i++) {
                 manager.tryAcquire(new LockKey("purged", "k" + i), LockMode.LEASE, Duration.ZERO, null)
                         .orElseThrow()
                         .unlock();
             }
-            Housekeeper housekeeper = new Housekeeper(dao, manager, Duration.ZERO, 100);
+            Housekeeper housekeeper = new Housekeeper(dao.housekeeping(), manager, Duration.ZERO, 100);
             await("the freed rows are purged", () -> {
                 try {
                     housekeeper.runOnce();
@@ -339,7 +339,7 @@ class MetricsTest {
 
     @Test
     void keysAreTagsOnlyForAllowedNames(DataSource dataSource) throws Exception {
-        try (LockManager manager = manager(LockFixture.dao(dataSource), Set.of("tenant"), Duration.ofSeconds(30))) {
+        try (LockManager manager = manager(LockFixture.daos(dataSource), Set.of("tenant"), Duration.ofSeconds(30))) {
             manager.tryAcquire(new LockKey("tenant", "t1"), LockMode.LEASE, Duration.ZERO, null)
                     .orElseThrow()
                     .unlock();
@@ -359,7 +359,7 @@ class MetricsTest {
 
     @Test
     void withoutAnAllowListNoMeterHasAKeyTag(DataSource dataSource) throws Exception {
-        try (LockManager manager = manager(LockFixture.dao(dataSource), Set.of(), Duration.ofSeconds(30))) {
+        try (LockManager manager = manager(LockFixture.daos(dataSource), Set.of(), Duration.ofSeconds(30))) {
             manager.tryAcquire(new LockKey("order", "o-18"), LockMode.LEASE, Duration.ZERO, null)
                     .orElseThrow()
                     .unlock();

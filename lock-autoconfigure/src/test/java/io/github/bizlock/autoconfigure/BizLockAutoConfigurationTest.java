@@ -19,7 +19,7 @@ import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.aop.DistributedLockAdvisor;
 import io.github.bizlock.aop.RollbackOnLockLost;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.service.BizLockDao;
 import io.github.bizlock.service.LockService;
@@ -365,11 +365,10 @@ class BizLockAutoConfigurationTest {
 
     /** A lock held by another instance on the same table until the returned handle is closed. */
     private AutoCloseable heldByAnotherInstance(String table, String name, String key) throws InterruptedException {
-        LeaseDao dao = new LeaseDao(
+        LockDaos dao = LockDaos.of(
                 database.dataSource(),
                 new org.springframework.jdbc.datasource.DataSourceTransactionManager(database.dataSource()),
-                io.github.bizlock.internal.jdbc.dialect.Dialects.detect(database.dataSource(), table),
-                table);
+                io.github.bizlock.internal.jdbc.dialect.Dialects.detect(database.dataSource(), table));
         LockManager other =
                 io.github.bizlock.LockFixture.manager(dao, "other-instance").build();
         LockHandle handle = other.tryAcquire(new LockKey(name, key), LockMode.LEASE, Duration.ZERO, null)

@@ -12,7 +12,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -41,7 +41,7 @@ import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 @ExtendWith(TestDatabaseExtension.class)
 class DeferredLockTemplateTest {
 
-    private LeaseDao dao;
+    private LockDaos dao;
     private LockManager manager;
     private LockService service;
 
@@ -52,7 +52,7 @@ class DeferredLockTemplateTest {
 
     @BeforeEach
     void setUp(DataSource dataSource) {
-        dao = LockFixture.dao(dataSource);
+        dao = LockFixture.daos(dataSource);
         manager = LockFixture.manager(dao, InstanceId.generate()).build();
         service = TestServices.of(manager, dao);
     }
@@ -77,7 +77,7 @@ class DeferredLockTemplateTest {
     }
 
     private boolean held(String name, String key) {
-        return dao.find(new LockKey(name, key)).map(LockRow::held).orElse(false);
+        return dao.leases().find(new LockKey(name, key)).map(LockRow::held).orElse(false);
     }
 
     @Test

@@ -2,7 +2,7 @@ package io.github.bizlock.service;
 
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.LockManager;
 import java.time.Duration;
@@ -18,7 +18,7 @@ public final class TestServices {
     private TestServices() {}
 
     /** A service around the manager; closing it closes the manager. */
-    public static LockService of(LockManager manager, LeaseDao dao) {
+    public static LockService of(LockManager manager, LockDaos dao) {
         // Never used: the manager's engines have their DAO and its connections already.
         DataSource unused = new SimpleDriverDataSource();
         return new LockService(

@@ -3,6 +3,7 @@ package io.github.bizlock.service;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import java.time.LocalDateTime;
 import java.util.List;
 import java.util.Objects;
@@ -17,10 +18,12 @@ import org.jspecify.annotations.Nullable;
  */
 public final class BizLockDao {
 
+    private final LockDaos daos;
     private final LeaseDao dao;
 
-    BizLockDao(LeaseDao dao) {
-        this.dao = dao;
+    BizLockDao(LockDaos daos) {
+        this.daos = daos;
+        this.dao = daos.leases();
     }
 
     /**
@@ -57,7 +60,7 @@ public final class BizLockDao {
 
     /** The lock table's name. */
     public String table() {
-        return dao.table();
+        return daos.table();
     }
 
     /** The lock's row, if it was ever taken and not purged since. */
@@ -90,16 +93,16 @@ public final class BizLockDao {
 
     /** The server, as detected: product and version, e.g. {@code MariaDB 10.11}. */
     public String database() {
-        return dao.dialect().product();
+        return daos.dialect().product();
     }
 
     /** The lock tables the migrations create that are missing; empty when all are there. */
     public List<String> missingTables() {
-        return dao.schema().missingTables();
+        return daos.schema().missingTables();
     }
 
     @Override
     public String toString() {
-        return "BizLockDao[" + dao.table() + "]";
+        return "BizLockDao[" + daos.table() + "]";
     }
 }

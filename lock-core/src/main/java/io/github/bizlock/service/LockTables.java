@@ -1,6 +1,6 @@
 package io.github.bizlock.service;
 
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.LockSchema;
 import java.time.Duration;
 import java.util.List;
@@ -21,9 +21,9 @@ public final class LockTables {
     public static final String TABLE_PLACEHOLDER = LockSchema.TABLE_PLACEHOLDER;
 
     private final DataSource dataSource;
-    private final LeaseDao dao;
+    private final LockDaos dao;
 
-    LockTables(DataSource dataSource, LeaseDao dao) {
+    LockTables(DataSource dataSource, LockDaos dao) {
         this.dataSource = dataSource;
         this.dao = dao;
     }

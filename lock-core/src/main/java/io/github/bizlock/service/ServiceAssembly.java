@@ -3,7 +3,8 @@ package io.github.bizlock.service;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
+import io.github.bizlock.internal.jdbc.LockDatabase;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
@@ -45,30 +46,37 @@ final class ServiceAssembly {
     private static LockService assemble(
             ServiceSettings settings, LockWriteConnections writes, List<AutoCloseable> opened) {
         String owner = settings.instanceId;
-        LeaseDao dao = new LeaseDao(
-                settings.dataSource,
-                writes.dataSource(),
-                // A transaction manager of bizlock's own: lock writes never join the caller's transaction.
-                new DataSourceTransactionManager(settings.dataSource),
-                Dialects.detect(settings.dataSource, settings.tableName, settings.singleWriter),
-                settings.tableName);
-        LockTables tables = new LockTables(settings.dataSource, dao);
+        LockDaos daos = LockDaos.of(
+                new LockDatabase(
+                        settings.dataSource,
+                        writes.dataSource(),
+                        Dialects.detect(settings.dataSource, settings.tableName, settings.singleWriter)),
+                // A transaction manager of bizlock's own: housekeeping never joins the caller's transaction.
+                new DataSourceTransactionManager(settings.dataSource));
+        LockTables tables = new LockTables(settings.dataSource, daos);
         for (Consumer<LockTables> step : settings.tableSteps) {
             step.accept(tables);
         }
-        dao.schema().requireTables();
+        daos.schema().requireTables();
         LockManager.Builder locks = LockManager.builder(owner)
-                .modeBindings(dao.modes())
+                .modeBindings(daos.modes())
                 .watchdogLease(settings.watchdogLease)
                 .fair(settings.fair)
                 .localHandoffs(settings.localHandoffs)
-                .engine(new LeaseLockEngine(dao, owner, settings.backoff));
+                .engine(new LeaseLockEngine(daos.leases(), owner, settings.backoff));
         if (settings.sessionDataSource != null) {
             SessionLockEngine row = SessionLockEngine.row(
-                    dao, settings.sessionDataSource, settings.maxSessions, owner, settings.sessionHeartbeat);
+                    daos.dialect(),
+                    daos.tokens(),
+                    settings.sessionDataSource,
+                    settings.maxSessions,
+                    owner,
+                    settings.sessionHeartbeat);
             opened.add(row);
             SessionLockEngine named = SessionLockEngine.named(
-                    dao,
+                    daos.dialect(),
+                    daos.tokens(),
+                    daos.schema(),
                     settings.sessionDataSource,
                     settings.maxSessions,
                     owner,
@@ -94,10 +102,11 @@ final class ServiceAssembly {
                 manager, settings.defaultMode, settings.waitTime, settings.leaseTime, settings.onLost);
         Housekeeper housekeeper = null;
         if (settings.housekeeping) {
-            housekeeper = new Housekeeper(dao, manager, settings.housekeepingRetention, settings.housekeepingBatchSize);
+            housekeeper = new Housekeeper(
+                    daos.housekeeping(), manager, settings.housekeepingRetention, settings.housekeepingBatchSize);
             housekeeper.schedule(settings.housekeepingInterval);
         }
-        return new LockService(manager, template, new BizLockDao(dao), housekeeper, writes);
+        return new LockService(manager, template, new BizLockDao(daos), housekeeper, writes);
     }
 
     private static void closeAll(List<AutoCloseable> opened, Throwable failure) {

@@ -688,7 +688,7 @@ public abstract class AbstractLockContractTest {
         LockManager b = manager(dataSource);
         tryNow(a, "1").orElseThrow().unlock();
         if (mode() != LockMode.LEASE) {
-            assertThat(io.github.bizlock.LockFixture.dao(dataSource).tokens().lastToken(key("1"), mode()))
+            assertThat(io.github.bizlock.LockFixture.daos(dataSource).tokens().lastToken(key("1"), mode()))
                     .as("ROW and NAMED issue no token nobody asked for")
                     .isEmpty();
         }

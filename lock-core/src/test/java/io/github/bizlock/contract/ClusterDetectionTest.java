@@ -8,10 +8,10 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.dialect.ClusterTopology;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
-import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLocks;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -56,12 +56,13 @@ class ClusterDetectionTest {
 
     @Test
     void rowAndNamedLocksAreRefusedOnAMultiWriterClusterAndLeaseWorks(DataSource dataSource) throws Exception {
-        LeaseDao dao = LockFixture.dao(dataSource);
+        LockDaos daos = LockFixture.daos(dataSource);
+        LeaseDao dao = daos.leases();
         DataSource sessions = SessionLocks.dedicated(dataSource);
         String owner = InstanceId.generate();
-        try (LockManager manager = LockFixture.manager(dao, owner)
-                .engine(SessionLockEngine.row(dao, sessions, 2, owner))
-                .engine(SessionLockEngine.named(dao, sessions, 2, owner))
+        try (LockManager manager = LockFixture.manager(daos, owner)
+                .engine(LockFixture.row(daos, sessions, 2, owner))
+                .engine(LockFixture.named(daos, sessions, 2, owner))
                 .build()) {
             for (LockMode mode : new LockMode[] {LockMode.ROW, LockMode.NAMED}) {
                 LockKey key = new LockKey("detection-" + mode, "1");
@@ -87,14 +88,13 @@ class ClusterDetectionTest {
 
     @Test
     void aDeclaredSingleWriterLetsRowLocksRun(DataSource dataSource) throws Exception {
-        LeaseDao dao = new LeaseDao(
+        LockDaos daos = LockDaos.of(
                 dataSource,
                 new DataSourceTransactionManager(dataSource),
-                Dialects.detect(dataSource, TableName.DEFAULT, true),
-                TableName.DEFAULT);
+                Dialects.detect(dataSource, TableName.DEFAULT, true));
         String owner = InstanceId.generate();
-        try (LockManager manager = LockFixture.manager(dao, owner)
-                .engine(SessionLockEngine.row(dao, SessionLocks.dedicated(dataSource), 2, owner))
+        try (LockManager manager = LockFixture.manager(daos, owner)
+                .engine(LockFixture.row(daos, SessionLocks.dedicated(dataSource), 2, owner))
                 .build()) {
             Optional<LockHandle> held =
                     manager.tryAcquire(new LockKey("declared-single-writer", "1"), LockMode.ROW, Duration.ZERO, null);

@@ -8,7 +8,7 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -57,7 +57,7 @@ class ClusterTokensTest {
             List<LockManager> managers = List.of(
                     LockFixture.manager(nodes.get(0)).build(),
                     LockFixture.manager(nodes.get(1)).build());
-            List<LeaseDao> daos = List.of(LockFixture.dao(nodes.get(0)), LockFixture.dao(nodes.get(1)));
+            List<LockDaos> daos = List.of(LockFixture.daos(nodes.get(0)), LockFixture.daos(nodes.get(1)));
             try {
                 for (int turn = 0; turn < TURNS; turn++) {
                     // Node 2 may not have applied node 1's release yet: wait for the lock rather than try once.

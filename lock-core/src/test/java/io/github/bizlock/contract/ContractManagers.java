@@ -2,7 +2,7 @@ package io.github.bizlock.contract;
 
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockMode;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.lease.Backoff;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLocks;
@@ -27,11 +27,11 @@ public final class ContractManagers {
     /** A manager builder for the mode, on the given database, with the given owner id. */
     public static LockManager.Builder builder(LockMode mode, DataSource dataSource, String instanceId) {
         return switch (mode) {
-            case LEASE -> LockFixture.manager(LockFixture.dao(dataSource), instanceId);
+            case LEASE -> LockFixture.manager(LockFixture.daos(dataSource), instanceId);
             // Held sessions come from connections of their own, never from the application's pool.
             case ROW, NAMED ->
                 SessionLocks.builder(
-                        mode, LockFixture.dao(dataSource), SessionLocks.dedicated(dataSource), 32, instanceId);
+                        mode, LockFixture.daos(dataSource), SessionLocks.dedicated(dataSource), 32, instanceId);
         };
     }
 
@@ -43,10 +43,10 @@ public final class ContractManagers {
     public static LockManager.Builder fuzzBuilder(LockMode mode, DataSource dataSource, String instanceId) {
         return switch (mode) {
             case LEASE -> {
-                LeaseDao dao = LockFixture.dao(dataSource);
+                LockDaos dao = LockFixture.daos(dataSource);
                 yield LockManager.builder(instanceId)
                         .engine(new LeaseLockEngine(
-                                dao, instanceId, new Backoff(Duration.ofMillis(1), Duration.ofMillis(10))))
+                                dao.leases(), instanceId, new Backoff(Duration.ofMillis(1), Duration.ofMillis(10))))
                         .modeBindings(dao.modes());
             }
             default -> builder(mode, dataSource, instanceId);

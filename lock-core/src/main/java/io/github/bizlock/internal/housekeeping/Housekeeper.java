@@ -4,7 +4,6 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.HousekeepingDao;
-import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.lock.LockManager;
 import java.time.Duration;
 import java.util.Optional;
@@ -38,14 +37,14 @@ public final class Housekeeper implements AutoCloseable {
         return thread;
     });
 
-    public Housekeeper(LeaseDao dao, LockManager locks, Duration retention, int batchSize) {
+    public Housekeeper(HousekeepingDao dao, LockManager locks, Duration retention, int batchSize) {
         if (retention.isNegative()) {
             throw new IllegalArgumentException("The housekeeping retention must not be negative, was " + retention);
         }
         if (batchSize < 1) {
             throw new IllegalArgumentException("The housekeeping batch size must be at least 1, was " + batchSize);
         }
-        this.dao = dao.housekeeping();
+        this.dao = dao;
         this.locks = locks;
         this.retention = retention;
         this.batchSize = batchSize;

@@ -45,18 +45,14 @@ final class ConnectionCheck {
             suspect = false;
             return true;
         }
-        // Cleared for the ping, as for the statements: on a virtual thread an interrupted read closes the connection.
-        boolean interrupted = Thread.interrupted();
         try {
-            if (connection.isValid(PING_SECONDS)) {
+            // Cleared for the ping, as for the statements: on a virtual thread an interrupted read closes the
+            // connection.
+            if (InterruptStatus.cleared(() -> connection.isValid(PING_SECONDS))) {
                 return true;
             }
         } catch (SQLException ex) {
             // as dead as one that did not answer
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
         }
         discard(connection);
         return false;

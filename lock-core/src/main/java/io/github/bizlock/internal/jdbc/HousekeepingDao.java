@@ -2,7 +2,7 @@ package io.github.bizlock.internal.jdbc;
 
 import static io.github.bizlock.internal.jdbc.LockJdbc.micros;
 
-import io.github.bizlock.internal.jdbc.dialect.Dialect;
+import io.github.bizlock.internal.jdbc.dialect.HousekeepingSql;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.LongFunction;
@@ -25,15 +25,16 @@ public final class HousekeepingDao {
     private final TransactionTemplate purges;
     private final HousekeepingSql sql;
 
-    HousekeepingDao(LockJdbc db, PlatformTransactionManager transactionManager, Dialect dialect) {
-        this.db = db;
+    /** @param transactionManager for the transactions that read then delete ROW lock rows, on the lock DataSource */
+    public HousekeepingDao(LockDatabase database, PlatformTransactionManager transactionManager) {
+        this.db = database.jdbc();
         this.jdbc = db.jdbc();
         // Housekeeping's locking read must lock only the rows it deletes, never gaps that new locks insert into.
         this.purges = new TransactionTemplate(transactionManager);
         this.purges.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
         this.purges.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
         this.purges.setName("bizlock-housekeeping");
-        this.sql = new HousekeepingSql(dialect);
+        this.sql = new HousekeepingSql(database.dialect());
     }
 
     /**

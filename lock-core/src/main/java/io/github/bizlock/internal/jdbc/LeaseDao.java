@@ -6,35 +6,24 @@ import static io.github.bizlock.internal.jdbc.LockJdbc.micros;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
-import io.github.bizlock.internal.jdbc.dialect.TableName;
-import java.nio.charset.StandardCharsets;
-import java.sql.ResultSet;
-import java.sql.SQLException;
+import io.github.bizlock.internal.jdbc.dialect.LeaseSql;
+import io.github.bizlock.internal.jdbc.dialect.ServerErrors;
+import io.github.bizlock.internal.jdbc.dialect.TokenSql;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.core.RowMapper;
-import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * The LEASE table's DAO: acquiring, renewing, releasing and reading lease rows, every write one statement in autocommit
- * on a connection of its own ({@link LockJdbc}). It builds the other lock tables' DAOs on the same data source and
- * plumbing, so that the one object the auto-configuration registers reaches them all: {@link #tokens()},
- * {@link #modes()}, {@link #schema()} and {@link #housekeeping()}.
+ * on a connection of its own ({@link LockJdbc}). The other lock tables' DAOs are its peers ({@link LockDaos}).
  */
 public final class LeaseDao {
 
@@ -47,77 +36,15 @@ public final class LeaseDao {
     private final LeaseSql sql;
     private final String table;
     private final TokenFloor floor;
-    private final TokenIssuer tokens;
-    private final ModeBindingDao modes;
-    private final LockSchema schema;
-    private final HousekeepingDao housekeeping;
-    private final MigrationLease migrationLease;
-    private final Refusals refusals = new Refusals();
+    private final AcquireRefusals refusals = new AcquireRefusals();
 
-    /** With every statement on {@code dataSource}: lock writes borrow from its pool. */
-    public LeaseDao(
-            DataSource dataSource, PlatformTransactionManager transactionManager, Dialect dialect, String table) {
-        this(dataSource, dataSource, transactionManager, dialect, table);
-    }
-
-    /**
-     * @param dataSource the lock DataSource: schema checks, housekeeping and the actuator's reads
-     * @param lockConnections where lock writes (acquire, renew, release, fencing tokens) and the reads that decide
-     *     whether a lock is held run, each on a connection of its own in autocommit: a small pool of bizlock's own with
-     *     the lock DataSource's settings, so that an application holding all its connections cannot starve them
-     * @param transactionManager for housekeeping's transactions on {@code dataSource}
-     */
-    public LeaseDao(
-            DataSource dataSource,
-            DataSource lockConnections,
-            PlatformTransactionManager transactionManager,
-            Dialect dialect,
-            String table) {
-        this.table = TableName.validate(table);
-        dialect.topology().requireWritable();
-        this.db = new LockJdbc(dataSource, lockConnections, this.table);
+    public LeaseDao(LockDatabase database) {
+        this.db = database.jdbc();
         this.jdbc = db.jdbc();
-        this.dialect = dialect;
+        this.dialect = database.dialect();
+        this.table = database.table();
         this.sql = new LeaseSql(dialect);
-        this.floor = new TokenFloor(db, dialect);
-        this.tokens = new TokenIssuer(db, dialect, this.table, floor);
-        this.modes = new ModeBindingDao(db, dialect, this.table);
-        this.schema = new LockSchema(db, dialect, this.table);
-        this.housekeeping = new HousekeepingDao(db, transactionManager, dialect);
-        this.migrationLease = new MigrationLease(db, dialect, this.table);
-    }
-
-    public Dialect dialect() {
-        return dialect;
-    }
-
-    public String table() {
-        return table;
-    }
-
-    /** The fencing tokens of ROW and NAMED locks. */
-    public TokenIssuer tokens() {
-        return tokens;
-    }
-
-    /** Which mode each lock name is bound to. */
-    public ModeBindingDao modes() {
-        return modes;
-    }
-
-    /** Whether the lock tables exist. */
-    public LockSchema schema() {
-        return schema;
-    }
-
-    /** The lease that lets one instance at a time, cluster-wide, migrate the lock tables. */
-    public MigrationLease migrationLease() {
-        return migrationLease;
-    }
-
-    /** The deletion of rows unused for longer than a retention, in every lock table. */
-    public HousekeepingDao housekeeping() {
-        return housekeeping;
+        this.floor = new TokenFloor(db, new TokenSql(dialect));
     }
 
     /**
@@ -151,7 +78,7 @@ public final class LeaseDao {
             // On a cluster a conflicting write elsewhere rolls the attempt back (certification failure, 1213), and a
             // node leaving or rejoining the cluster refuses writes (1047, 1180): the lock is not taken, and a later
             // attempt may get it. Nothing was written, so it is "not acquired yet", never an error.
-            if (!LockJdbc.refusedForNow(ex)) {
+            if (!ServerErrors.refusedForNow(ex)) {
                 throw ex;
             }
             refusals.report(ex);
@@ -199,7 +126,7 @@ public final class LeaseDao {
             token = db.updateReturningToken(
                     deadlineNanos, sql.acquireNew(), key.name(), key.key(), owner, tokens, leaseMicros);
         } catch (DataAccessException ex) {
-            if (LockJdbc.errorCode(ex) == LockJdbc.ER_DUP_ENTRY) {
+            if (ServerErrors.duplicateKey(ex)) {
                 return OptionalLong.empty(); // the row exists and is held: another owner has the lock
             }
             throw ex;
@@ -231,9 +158,8 @@ public final class LeaseDao {
         List<Object> queryParams = params.subList(1, params.size());
         Set<HeldToken> held = new HashSet<>(db.queryCausal(
                 deadlineNanos,
-                galera(),
                 sql.stillHeld(locks.size()),
-                (rs, row) -> new HeldToken(new LockKey(text(rs, 1), text(rs, 2)), rs.getLong(3)),
+                (rs, row) -> new HeldToken(new LockKey(LockRow.text(rs, 1), LockRow.text(rs, 2)), rs.getLong(3)),
                 queryParams.toArray()));
         Set<LockKey> gone = new HashSet<>();
         for (HeldToken lock : locks) {
@@ -321,50 +247,18 @@ public final class LeaseDao {
      * @throws DataAccessException if the database did not answer by the deadline, or failed
      */
     public Optional<LockRow> find(LockKey key, long deadlineNanos) {
-        return db
-                .queryCausal(deadlineNanos, galera(), sql.find(), LOCK_ROW, bytes(key.name()), bytes(key.key()))
-                .stream()
+        return db.queryCausal(deadlineNanos, sql.find(), LockRow.MAPPER, bytes(key.name()), bytes(key.key())).stream()
                 .findFirst();
-    }
-
-    private boolean galera() {
-        return dialect.topology().galera();
     }
 
     /** Locks held now, by the database's clock, oldest first. */
     public List<LockRow> findHeld(int limit) {
-        return db.guarded(() -> jdbc.query(sql.findHeld(), LOCK_ROW, limit));
+        return db.guarded(() -> jdbc.query(sql.findHeld(), LockRow.MAPPER, limit));
     }
 
     /** The database's current UTC time. */
     public LocalDateTime databaseTime() {
         return db.guarded(() -> jdbc.queryForObject(sql.currentTime(), LocalDateTime.class));
-    }
-
-    /** Logs acquisitions the database refused for now, at most once every 10 s, so a node out of its cluster shows. */
-    private static final class Refusals {
-
-        private static final Logger log = LoggerFactory.getLogger(LeaseDao.class);
-        private static final long EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
-
-        private final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - EVERY_NANOS);
-        private final AtomicLong since = new AtomicLong();
-
-        void report(DataAccessException ex) {
-            long count = since.incrementAndGet();
-            long last = lastLogged.get();
-            long now = System.nanoTime();
-            if (now - last >= EVERY_NANOS && lastLogged.compareAndSet(last, now)) {
-                since.addAndGet(-count);
-                log.warn(
-                        "bizlock: the database refused {} lock acquisition(s) for now and they will be tried again;"
-                                + " the last: {} (1213 and 3101 are write conflicts with another node or session; 1047 and 1180"
-                                + " mean the node is not part of the cluster's primary component: check the node, or use"
-                                + " a JDBC URL that fails over to another)",
-                        count,
-                        ex.getMostSpecificCause().getMessage());
-            }
-        }
     }
 
     /** A lock and the token it was acquired with. */
@@ -377,18 +271,4 @@ public final class LeaseDao {
             params.add(lock.fencingToken());
         }
     }
-
-    private static @Nullable String text(ResultSet rs, int column) throws SQLException {
-        byte[] value = rs.getBytes(column);
-        return value == null ? null : new String(value, StandardCharsets.UTF_8);
-    }
-
-    private static final RowMapper<LockRow> LOCK_ROW = (rs, row) -> new LockRow(
-            Objects.requireNonNull(text(rs, 1)),
-            Objects.requireNonNull(text(rs, 2)),
-            text(rs, 3),
-            rs.getLong(4),
-            rs.getObject(5, LocalDateTime.class),
-            rs.getObject(6, LocalDateTime.class),
-            rs.getBoolean(7));
 }

@@ -1,6 +1,6 @@
 package io.github.bizlock.internal.jdbc;
 
-import io.github.bizlock.internal.jdbc.dialect.Dialect;
+import io.github.bizlock.internal.jdbc.dialect.SchemaSql;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import java.io.IOException;
 import java.io.InputStream;
@@ -50,10 +50,15 @@ public final class LockSchema {
     private final SchemaSql sql;
     private final String table;
 
-    LockSchema(LockJdbc db, Dialect dialect, String table) {
-        this.db = db;
-        this.sql = new SchemaSql(dialect);
-        this.table = table;
+    public LockSchema(LockDatabase database) {
+        this.db = database.jdbc();
+        this.sql = new SchemaSql(database.dialect());
+        this.table = database.table();
+    }
+
+    /** The lock table's name. */
+    public String table() {
+        return table;
     }
 
     /** The name of the schema that holds the lock tables, as the server names it; empty when there is none. */

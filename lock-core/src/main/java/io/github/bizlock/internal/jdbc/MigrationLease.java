@@ -3,7 +3,8 @@ package io.github.bizlock.internal.jdbc;
 import static io.github.bizlock.internal.jdbc.LockJdbc.bytes;
 import static io.github.bizlock.internal.jdbc.LockJdbc.micros;
 
-import io.github.bizlock.internal.jdbc.dialect.Dialect;
+import io.github.bizlock.internal.jdbc.dialect.MigrationLeaseSql;
+import io.github.bizlock.internal.jdbc.dialect.ServerErrors;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -33,19 +34,17 @@ public final class MigrationLease {
     private final LockJdbc db;
     private final MigrationLeaseSql sql;
     private final String table;
-    private final boolean galera;
     private final Duration renewEvery;
 
-    MigrationLease(LockJdbc db, Dialect dialect, String table) {
-        this(db, dialect, table, LEASE.dividedBy(3));
+    public MigrationLease(LockDatabase database) {
+        this(database, LEASE.dividedBy(3));
     }
 
     /** @param renewEvery the pause between renewals while a migration runs: a third of the lease, shorter in tests */
-    MigrationLease(LockJdbc db, Dialect dialect, String table, Duration renewEvery) {
-        this.db = db;
-        this.galera = dialect.topology().galera();
-        this.sql = new MigrationLeaseSql(dialect);
-        this.table = table;
+    MigrationLease(LockDatabase database, Duration renewEvery) {
+        this.db = database.jdbc();
+        this.sql = new MigrationLeaseSql(database.dialect());
+        this.table = database.table();
         this.renewEvery = renewEvery;
     }
 
@@ -92,7 +91,7 @@ public final class MigrationLease {
                 }
             } catch (DataAccessException ex) {
                 // Another node's instance took it at the same moment: the cluster rolled this attempt back.
-                if (!LockJdbc.isTransient(ex)) {
+                if (!ServerErrors.isTransient(ex)) {
                     throw ex;
                 }
             }

@@ -4,7 +4,7 @@ import static io.github.bizlock.internal.jdbc.LockJdbc.bytes;
 
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.ModeBindingStore;
-import io.github.bizlock.internal.jdbc.dialect.Dialect;
+import io.github.bizlock.internal.jdbc.dialect.ModeSql;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -19,10 +19,10 @@ public final class ModeBindingDao implements ModeBindingStore {
     private final ModeSql sql;
     private final String table;
 
-    ModeBindingDao(LockJdbc db, Dialect dialect, String table) {
-        this.db = db;
-        this.sql = new ModeSql(dialect);
-        this.table = table;
+    public ModeBindingDao(LockDatabase database) {
+        this.db = database.jdbc();
+        this.sql = new ModeSql(database.dialect());
+        this.table = database.table();
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.github.bizlock.internal.jdbc;
 
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
+import io.github.bizlock.internal.jdbc.dialect.TokenSql;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -12,10 +13,10 @@ import java.sql.Statement;
  * {@code token_boot} (the server's start, {@link Dialect}'s {@code ${token_boot}}). Every statement that issues a token
  * (a LEASE acquisition, a ROW or NAMED token) issues only while the floor names the reign it runs in; otherwise this
  * class takes the floor over first, in a write of its own committed before any token of the new reign: the epoch
- * becomes {@code GREATEST(epoch + 1, s)}, {@code s} the server's clock in seconds since {@link #EPOCH_CLOCK_BASE}, and
- * the floor rises by {@link #FAILOVER_JUMP} per epoch gained. Each counter (a LEASE row, a ROW or NAMED token row)
+ * becomes {@code GREATEST(epoch + 1, s)}, {@code s} the server's clock in seconds since
+ * {@link TokenSql#EPOCH_CLOCK_BASE}, and the floor rises by {@link #FAILOVER_JUMP} per epoch gained. Each counter (a LEASE row, a ROW or NAMED token row)
  * records the epoch of its last token and, at its first token in a later epoch, rises by {@link #FAILOVER_JUMP} per
- * epoch it is behind ({@code LeaseSql}, {@code TokenSql}). So a counter's token is always {@code epoch * 2^32 + n},
+ * epoch it is behind ({@code LeaseSql}, {@link TokenSql}). So a counter's token is always {@code epoch * 2^32 + n},
  * where {@code n} never falls along the history of writes the issuing server has, and rises by the tokens issued.
  *
  * <p><b>Why it holds across any number of failovers.</b> Tokens of a later epoch are above all tokens of an earlier one
@@ -52,38 +53,12 @@ final class TokenFloor {
      */
     static final long FAILOVER_JUMP = 1L << 32;
 
-    /** The start of the epochs' clock: 2026-01-01T00:00:00Z in seconds since 1970, so that they fit below 2^31. */
-    static final long EPOCH_CLOCK_BASE = 1_767_225_600L;
-
     private final LockJdbc db;
-    private final Dialect dialect;
-    private final String takeOverTemplate;
+    private final TokenSql sql;
 
-    TokenFloor(LockJdbc db, Dialect dialect) {
+    TokenFloor(LockJdbc db, TokenSql sql) {
         this.db = db;
-        this.dialect = dialect;
-        // floor_token is assigned before token_epoch so that it reads the old epoch (MySQL assigns left to right;
-        // MariaDB's SIMULTANEOUS_ASSIGNMENT reads old values in any order). UNIX_TIMESTAMP() is the statement's start,
-        // the same in both places.
-        String epoch = "IF(token_server IS NULL, token_epoch, GREATEST(token_epoch + 1, "
-                + "GREATEST(CAST(UNIX_TIMESTAMP() AS SIGNED) - " + EPOCH_CLOCK_BASE + ", 0)))";
-        this.takeOverTemplate = """
-                UPDATE ${table}_token_floor
-                   SET floor_token  = floor_token + (%1$s - token_epoch) * 4294967296,
-                       token_epoch  = %1$s,
-                       token_server = ${token_server},
-                       token_boot   = ${token_boot}
-                 WHERE id = 1
-                   AND NOT (token_server <=> ${token_server} AND token_boot <=> ${token_boot})
-                """.formatted(epoch);
-    }
-
-    /**
-     * Rendered at each use, not once: a deployment not known at start renders the reign differently once it is read
-     * (on a multi-writer cluster as server 0, start 0), and the dialect's cache follows it.
-     */
-    private String takeOver() {
-        return dialect.render(takeOverTemplate);
+        this.sql = sql;
     }
 
     /**
@@ -93,13 +68,13 @@ final class TokenFloor {
      * @param deadlineNanos when ({@link System#nanoTime()}) the write must have ended, whatever the database does
      */
     void takeOver(long deadlineNanos) {
-        db.update(deadlineNanos, takeOver());
+        db.update(deadlineNanos, sql.takeOver());
     }
 
     /** {@link #takeOver(long)} on a connection in autocommit mode, so it commits on its own. */
     void takeOver(Connection connection) throws SQLException {
         try (Statement statement = connection.createStatement()) {
-            statement.executeUpdate(takeOver());
+            statement.executeUpdate(sql.takeOver());
         }
     }
 }

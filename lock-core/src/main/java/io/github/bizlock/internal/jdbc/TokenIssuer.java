@@ -4,7 +4,7 @@ import static io.github.bizlock.internal.jdbc.LockJdbc.bytes;
 
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.dialect.Dialect;
+import io.github.bizlock.internal.jdbc.dialect.TokenSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -31,11 +31,11 @@ public final class TokenIssuer {
     private final String table;
     private final TokenFloor floor;
 
-    TokenIssuer(LockJdbc db, Dialect dialect, String table, TokenFloor floor) {
-        this.db = db;
-        this.sql = new TokenSql(dialect);
-        this.table = table;
-        this.floor = floor;
+    public TokenIssuer(LockDatabase database) {
+        this.db = database.jdbc();
+        this.sql = new TokenSql(database.dialect());
+        this.table = database.table();
+        this.floor = new TokenFloor(db, sql);
     }
 
     /**
@@ -49,12 +49,11 @@ public final class TokenIssuer {
         requirePositive(count);
         long deadline = System.nanoTime() + ISSUE_TIMEOUT.toNanos();
         OptionalLong token =
-                db.updateReturningToken(deadline, sql.issueToken(), key.name(), key.key(), mode.name(), count, count);
+                db.updateReturningToken(deadline, sql.issue(), key.name(), key.key(), mode.name(), count, count);
         if (token.isEmpty()) {
             // The floor is another server's (a failover): take it over for this server, then issue.
             floor.takeOver(deadline);
-            token = db.updateReturningToken(
-                    deadline, sql.issueToken(), key.name(), key.key(), mode.name(), count, count);
+            token = db.updateReturningToken(deadline, sql.issue(), key.name(), key.key(), mode.name(), count, count);
         }
         return token.orElseThrow(() -> LockSchema.missingFloor(table));
     }
@@ -75,8 +74,7 @@ public final class TokenIssuer {
     }
 
     private OptionalLong issueOnce(Connection connection, LockKey key, LockMode mode, int count) throws SQLException {
-        try (PreparedStatement statement =
-                connection.prepareStatement(sql.issueToken(), Statement.RETURN_GENERATED_KEYS)) {
+        try (PreparedStatement statement = connection.prepareStatement(sql.issue(), Statement.RETURN_GENERATED_KEYS)) {
             statement.setBytes(1, bytes(key.name()));
             statement.setBytes(2, bytes(key.key()));
             statement.setBytes(3, bytes(mode.name()));

@@ -29,8 +29,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>{@code
  * LockManager locks = LockManager.builder(instanceId)
- *         .engine(new LeaseLockEngine(dao, instanceId, Backoff.DEFAULT))
- *         .modeBindings(dao.modes())
+ *         .engine(new LeaseLockEngine(daos.leases(), instanceId, Backoff.DEFAULT))
+ *         .modeBindings(daos.modes())
  *         .build();
  * }</pre>
  */
@@ -231,7 +231,7 @@ public final class LockManager implements AutoCloseable {
 
         /**
          * Where lock names are bound to modes, shared by every instance on the lock database (required; for the lock
-         * tables, {@code dao.modes()}).
+         * tables, {@code LockDaos.modes()}).
          */
         public Builder modeBindings(ModeBindingStore store) {
             this.modeBindings = Objects.requireNonNull(store, "store");
@@ -289,7 +289,7 @@ public final class LockManager implements AutoCloseable {
             }
             if (modeBindings == null) {
                 throw new IllegalStateException("A LockManager needs the store that binds each lock name to one mode,"
-                        + " shared by every instance: .modeBindings(dao.modes())");
+                        + " shared by every instance: .modeBindings(daos.modes())");
             }
             return new LockManager(this);
         }

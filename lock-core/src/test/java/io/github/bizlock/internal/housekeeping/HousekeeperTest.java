@@ -8,7 +8,7 @@ import io.github.bizlock.CountingDataSource;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.SwitchableDataSource;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.HousekeepingDao;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.internal.lock.LockObserver;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -107,7 +107,7 @@ class HousekeeperTest {
 
     @Test
     void refusesANegativeRetentionAndABatchSizeBelowOne() {
-        LeaseDao dao = LockFixture.dao(dataSource);
+        HousekeepingDao dao = LockFixture.housekeeping(dataSource);
         try (LockManager manager = LockFixture.manager(dataSource).build()) {
             assertThatThrownBy(() -> new Housekeeper(dao, manager, Duration.ofSeconds(-1), 10))
                     .isInstanceOf(IllegalArgumentException.class)
@@ -126,7 +126,7 @@ class HousekeeperTest {
         try (LockManager manager =
                 LockFixture.manager(dataSource).observer(purges).build()) {
             agedLeaseRows("hk-lease", 5);
-            Housekeeper housekeeper = new Housekeeper(LockFixture.dao(dataSource), manager, HOUR, 2);
+            Housekeeper housekeeper = new Housekeeper(LockFixture.housekeeping(dataSource), manager, HOUR, 2);
 
             assertThat(housekeeper.runOnce()).as("batches of 2, 2 and 1").isEqualTo(5);
             assertThat(count("biz_lock", "hk-lease")).isZero();
@@ -140,7 +140,7 @@ class HousekeeperTest {
         try (LockManager manager =
                 LockFixture.manager(dataSource).observer(purges).build()) {
             agedTokenRows("hk-token", 3);
-            Housekeeper housekeeper = new Housekeeper(LockFixture.dao(dataSource), manager, HOUR, 1);
+            Housekeeper housekeeper = new Housekeeper(LockFixture.housekeeping(dataSource), manager, HOUR, 1);
 
             // A full batch (exactly the batch size) means more may be due; only the fourth, empty batch ends it.
             assertThat(housekeeper.runOnce()).isEqualTo(3);
@@ -154,7 +154,7 @@ class HousekeeperTest {
         Purges purges = new Purges();
         try (LockManager manager =
                 LockFixture.manager(dataSource).observer(purges).build()) {
-            Housekeeper housekeeper = new Housekeeper(LockFixture.dao(dataSource), manager, HOUR, 10);
+            Housekeeper housekeeper = new Housekeeper(LockFixture.housekeeping(dataSource), manager, HOUR, 10);
 
             assertThat(housekeeper.runOnce()).isZero();
             assertThat(purges.rows).as("no report of zero rows").isEmpty();
@@ -189,9 +189,9 @@ class HousekeeperTest {
     }
 
     /** A DAO on the test database that shuts {@code manager} down when it first prepares a statement containing text. */
-    private LeaseDao shutDownAtFirst(LockManager manager, String text) {
+    private HousekeepingDao shutDownAtFirst(LockManager manager, String text) {
         AtomicBoolean done = new AtomicBoolean();
-        return LockFixture.dao(CountingDataSource.observing(dataSource, sql -> {
+        return LockFixture.housekeeping(CountingDataSource.observing(dataSource, sql -> {
             if (sql.contains(text) && done.compareAndSet(false, true)) {
                 manager.close();
             }
@@ -204,7 +204,7 @@ class HousekeeperTest {
         SwitchableDataSource database = new SwitchableDataSource(dataSource);
         try (LockManager manager =
                         LockFixture.manager(dataSource).observer(purges).build();
-                Housekeeper housekeeper = new Housekeeper(LockFixture.dao(database), manager, HOUR, 100)) {
+                Housekeeper housekeeper = new Housekeeper(LockFixture.housekeeping(database), manager, HOUR, 100)) {
             Future<?> schedule = housekeeper.schedule(Duration.ofMillis(20));
 
             agedLeaseRows("hk-scheduled", 3);
@@ -226,7 +226,7 @@ class HousekeeperTest {
     @Test
     void refusesAnIntervalBelowOneMillisecond() {
         try (LockManager manager = LockFixture.manager(dataSource).build();
-                Housekeeper housekeeper = new Housekeeper(LockFixture.dao(dataSource), manager, HOUR, 10)) {
+                Housekeeper housekeeper = new Housekeeper(LockFixture.housekeeping(dataSource), manager, HOUR, 10)) {
             assertThatThrownBy(() -> housekeeper.schedule(Duration.ZERO))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("The housekeeping interval must be positive, was PT0S");

@@ -249,7 +249,8 @@ class FailoverEpochTest {
             List<LockKey> namedKeys,
             Map<LockKey, List<Long>> tokens)
             throws InterruptedException {
-        LeaseDao dao = LockFixture.dao(dataSource);
+        LockDaos daos = LockFixture.daos(dataSource);
+        LeaseDao dao = daos.leases();
         try (LockManager manager = LockFixture.manager(dataSource).build()) {
             for (int i = 0; i < ACQUISITIONS; i++) {
                 for (LockKey key : leaseKeys) {
@@ -260,7 +261,7 @@ class FailoverEpochTest {
                 }
                 for (LockKey key : namedKeys) {
                     tokens.computeIfAbsent(key, k -> new ArrayList<>())
-                            .add(dao.tokens().issue(key, LockMode.NAMED, 1));
+                            .add(daos.tokens().issue(key, LockMode.NAMED, 1));
                 }
             }
         }

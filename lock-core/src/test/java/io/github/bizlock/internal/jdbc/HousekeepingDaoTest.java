@@ -136,9 +136,7 @@ class HousekeepingDaoTest {
 
     private static HousekeepingDao housekeeping(DataSource dataSource, DataSourceTransactionManager transactions) {
         return new HousekeepingDao(
-                new LockJdbc(dataSource, dataSource, TableName.DEFAULT),
-                transactions,
-                Dialects.detect(dataSource, TableName.DEFAULT));
+                new LockDatabase(dataSource, Dialects.detect(dataSource, TableName.DEFAULT)), transactions);
     }
 
     /** Records the definition of every transaction it begins. */

@@ -74,8 +74,8 @@ class LeaseDaoTest {
 
     @Test
     void namesTheTableItWasBuiltFor() {
-        assertThat(dao.table()).isEqualTo(TableName.DEFAULT);
-        assertThat(dao("other_lock").table()).isEqualTo("other_lock");
+        assertThat(daos(TableName.DEFAULT).table()).isEqualTo(TableName.DEFAULT);
+        assertThat(daos("other_lock").table()).isEqualTo("other_lock");
     }
 
     @Test
@@ -114,7 +114,7 @@ class LeaseDaoTest {
 
     @Test
     void aNewLockWithoutTheTokenFloorRowFailsSayingHowToRestoreIt() {
-        LeaseDao floorless = daoOnNewTables("floorless_lock");
+        LeaseDao floorless = daoOnNewTables("floorless_lock").leases();
         new JdbcTemplate(dataSource).update("DELETE FROM floorless_lock_token_floor");
 
         assertThatIllegalStateException()
@@ -213,7 +213,7 @@ class LeaseDaoTest {
 
     @Test
     void findHeldListsTheLocksHeldNowOldestFirstUpToTheLimit() {
-        LeaseDao own = daoOnNewTables("held_lock");
+        LeaseDao own = daoOnNewTables("held_lock").leases();
         LockKey first = newKey();
         LockKey freed = newKey();
         LockKey last = newKey();
@@ -250,16 +250,13 @@ class LeaseDaoTest {
     void onAGaleraNodeReadsOfWhetherALockIsHeldWaitForEveryWriteOfTheCluster(TestDatabase database) {
         assumeTrue(TestDatabases.server().isMariaDb(), "wsrep_sync_wait is a MariaDB setting");
         try (HikariDataSource counted = pool(database, StatementCounter.URL_PARAMETER, config -> {})) {
-            LeaseDao galera = new LeaseDao(
-                    counted,
-                    new DataSourceTransactionManager(counted),
-                    GaleraDialects.mariaDbNode(TableName.DEFAULT),
-                    TableName.DEFAULT);
+            LockDaos galera = LockDaos.of(
+                    counted, new DataSourceTransactionManager(counted), GaleraDialects.mariaDbNode(TableName.DEFAULT));
             LockKey key = newKey();
             long token = dao.tryAcquire(key, "owner-a", LEASE, 1, deadline()).orElseThrow();
             StatementCounter.countMatching(sql -> sql.contains("SET SESSION wsrep_sync_wait"));
 
-            assertThat(galera.find(key).orElseThrow().fencingToken()).isEqualTo(token);
+            assertThat(galera.leases().find(key).orElseThrow().fencingToken()).isEqualTo(token);
             assertThat(StatementCounter.matched()).isEqualTo(2);
         }
     }
@@ -328,7 +325,7 @@ class LeaseDaoTest {
         DataSourceTransactionManager transactions = new DataSourceTransactionManager(dataSource);
 
         assertThatIllegalStateException()
-                .isThrownBy(() -> new LeaseDao(dataSource, transactions, readOnly, TableName.DEFAULT))
+                .isThrownBy(() -> LockDaos.of(dataSource, transactions, readOnly))
                 .withMessageContaining("takes no writes (read_only=ON)");
     }
 
@@ -338,7 +335,7 @@ class LeaseDaoTest {
      */
     @Test
     void aModeBindingMissingRightAfterItsWriteFailsNamingTheTable() {
-        LeaseDao own = daoOnNewTables("moved_lock");
+        LockDaos own = daoOnNewTables("moved_lock");
         new JdbcTemplate(dataSource)
                 .execute("CREATE TRIGGER moved_lock_mode_elsewhere BEFORE INSERT ON moved_lock_mode FOR EACH ROW"
                         + " SET NEW.biz_type = CONCAT(NEW.biz_type, '-elsewhere')");
@@ -356,9 +353,9 @@ class LeaseDaoTest {
         return System.nanoTime() + Duration.ofSeconds(10).toNanos();
     }
 
-    private LeaseDao dao(String table) {
+    private LockDaos daos(String table) {
         Dialect dialect = Dialects.detect(dataSource, table);
-        return new LeaseDao(dataSource, new DataSourceTransactionManager(dataSource), dialect, table);
+        return LockDaos.of(dataSource, new DataSourceTransactionManager(dataSource), dialect);
     }
 
     /** The dialect of the test server, as if it were a deployment of {@code topology}. */
@@ -371,13 +368,13 @@ class LeaseDaoTest {
     }
 
     /** A DAO on a set of lock tables of its own, created from the migrations like the default ones. */
-    private LeaseDao daoOnNewTables(String table) {
+    private LockDaos daoOnNewTables(String table) {
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
         Arrays.stream(LockSchema.ddl(table).replaceAll("(?m)^--.*$", "").split(";"))
                 .map(String::strip)
                 .filter(statement -> !statement.isEmpty())
                 .forEach(jdbc::execute);
-        return dao(table);
+        return daos(table);
     }
 
     private static HikariDataSource pool(TestDatabase database, String urlParameter, Consumer<HikariConfig> more) {

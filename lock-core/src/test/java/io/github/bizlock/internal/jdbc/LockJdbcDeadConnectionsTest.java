@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.ProxiedLockPool;
+import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.test.FreezingProxy;
 import io.github.bizlock.test.TestDatabase;
@@ -28,7 +29,8 @@ class LockJdbcDeadConnectionsTest {
         new JdbcTemplate(database.dataSource()).execute("CREATE TABLE dead_probe (id INT PRIMARY KEY)");
         try (FreezingProxy network = new FreezingProxy(database.jdbcUrl());
                 HikariDataSource pool = ProxiedLockPool.open(network, database)) {
-            LockJdbc db = new LockJdbc(database.dataSource(), pool, TableName.DEFAULT);
+            LockJdbc db = new LockJdbc(
+                    database.dataSource(), pool, Dialects.detect(database.dataSource(), TableName.DEFAULT));
             ProxiedLockPool.openAll(pool);
             assertThat(network.freezeOpen()).isEqualTo(ProxiedLockPool.SIZE);
 

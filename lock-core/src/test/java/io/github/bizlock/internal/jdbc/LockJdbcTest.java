@@ -7,6 +7,9 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.github.bizlock.LockFixture;
+import io.github.bizlock.internal.jdbc.dialect.ClusterTopology;
+import io.github.bizlock.internal.jdbc.dialect.Dialects;
+import io.github.bizlock.internal.jdbc.dialect.ServerErrors;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
@@ -55,7 +58,7 @@ class LockJdbcTest {
         this.jdbc = new JdbcTemplate(dataSource);
         LockFixture.createSchema(dataSource);
         jdbc.execute("CREATE TABLE jdbc_probe (id INT PRIMARY KEY, v BIGINT NOT NULL)");
-        db = new LockJdbc(dataSource, dataSource, TableName.DEFAULT);
+        db = new LockJdbc(dataSource, dataSource, Dialects.detect(dataSource, TableName.DEFAULT));
     }
 
     @BeforeEach
@@ -71,7 +74,19 @@ class LockJdbcTest {
 
     /** A LockJdbc whose writes all go through {@code physical}, so that a test can read its settings after them. */
     private LockJdbc writingThrough(Connection physical) {
-        return new LockJdbc(dataSource, new SingleConnectionDataSource(physical, true), TableName.DEFAULT);
+        return new LockJdbc(
+                dataSource,
+                new SingleConnectionDataSource(physical, true),
+                Dialects.detect(dataSource, TableName.DEFAULT));
+    }
+
+    /** As {@link #writingThrough(Connection)}, on a dialect that takes the server for a Galera node. */
+    private LockJdbc onGalera(DataSource lockConnections) {
+        ClusterTopology galera = new ClusterTopology(ClusterTopology.Kind.GALERA, "wsrep_on=ON", false);
+        return new LockJdbc(
+                dataSource,
+                lockConnections,
+                Dialects.forServer("MariaDB", "10.11.19-MariaDB", TableName.DEFAULT, galera));
     }
 
     @Test
@@ -81,9 +96,10 @@ class LockJdbcTest {
             LockJdbc onOneConnection = writingThrough(physical);
             String syncWait = "SELECT @@SESSION.wsrep_sync_wait";
 
-            assertThat(onOneConnection.queryCausal(inTenSeconds(), true, syncWait, (rs, row) -> rs.getInt(1)))
+            LockJdbc onGalera = onGalera(new SingleConnectionDataSource(physical, true));
+            assertThat(onGalera.queryCausal(inTenSeconds(), syncWait, (rs, row) -> rs.getInt(1)))
                     .containsExactly(1);
-            assertThat(onOneConnection.queryCausal(inTenSeconds(), false, syncWait, (rs, row) -> rs.getInt(1)))
+            assertThat(onOneConnection.queryCausal(inTenSeconds(), syncWait, (rs, row) -> rs.getInt(1)))
                     .as("the session's setting is back to its default after the causal query, and a plain query"
                             + " leaves it so")
                     .containsExactly(0);
@@ -96,10 +112,10 @@ class LockJdbcTest {
         jdbc.update(INSERT, 2, 42);
         String query = "SELECT v FROM jdbc_probe WHERE id >= ? ORDER BY id";
 
-        assertThat(db.queryCausal(inTenSeconds(), false, query, (rs, row) -> rs.getLong(1), 1))
+        assertThat(db.queryCausal(inTenSeconds(), query, (rs, row) -> rs.getLong(1), 1))
                 .containsExactly(41L, 42L);
         if (isMariaDb()) {
-            assertThat(db.queryCausal(inTenSeconds(), true, query, (rs, row) -> rs.getLong(1), 1))
+            assertThat(onGalera(dataSource).queryCausal(inTenSeconds(), query, (rs, row) -> rs.getLong(1), 1))
                     .containsExactly(41L, 42L);
         }
     }
@@ -287,48 +303,9 @@ class LockJdbcTest {
             }
         });
 
-        assertThat(LockJdbc.translate("inserting", duplicate)).isInstanceOf(DuplicateKeyException.class);
-        assertThat(LockJdbc.translate("anything", new SQLException("no code")))
+        assertThat(ServerErrors.translate("inserting", duplicate)).isInstanceOf(DuplicateKeyException.class);
+        assertThat(ServerErrors.translate("anything", new SQLException("no code")))
                 .isInstanceOf(UncategorizedSQLException.class);
-    }
-
-    @Test
-    void deadlocksAndLockWaitTimeoutsAreTransient() {
-        assertThat(LockJdbc.isTransient(failure(1213))).isTrue();
-        assertThat(LockJdbc.isTransient(failure(1205))).isTrue();
-        assertThat(LockJdbc.isTransient(failure(1062))).isFalse();
-        assertThat(LockJdbc.isTransient(failure(1047))).isFalse();
-    }
-
-    @Test
-    void clusterNodesThatCannotWriteNowRefuseForNow() {
-        assertThat(LockJdbc.refusedForNow(failure(1213))).isTrue();
-        assertThat(LockJdbc.refusedForNow(failure(1205))).isTrue();
-        assertThat(LockJdbc.refusedForNow(failure(1047))).isTrue();
-        assertThat(LockJdbc.refusedForNow(failure(1180))).isTrue();
-        assertThat(LockJdbc.refusedForNow(failure(3101)))
-                .as("a multi-primary Group Replication member whose write failed certification")
-                .isTrue();
-        assertThat(LockJdbc.refusedForNow(failure(1062))).isFalse();
-        assertThat(LockJdbc.refusedForNow(failure(1146))).isFalse();
-    }
-
-    @Test
-    void aConnectionFailureIsTheSqlStateClass08OfTheFirstSqlException() {
-        SQLException linkFailure = new SQLException("Communications link failure", "08S01");
-        assertThat(LockJdbc.connectionFailed(new DataAccessResourceFailureException("write", linkFailure)))
-                .isTrue();
-        assertThat(LockJdbc.connectionFailed(
-                        new DataAccessResourceFailureException("write", new RuntimeException("wrapped", linkFailure))))
-                .isTrue();
-        assertThat(LockJdbc.connectionFailed(
-                        new DataAccessResourceFailureException("write", new SQLException("dup", "23000", 1062))))
-                .isFalse();
-        assertThat(LockJdbc.connectionFailed(
-                        new DataAccessResourceFailureException("write", new SQLException("no state"))))
-                .isFalse();
-        assertThat(LockJdbc.connectionFailed(new DataAccessResourceFailureException("no SQL exception")))
-                .isFalse();
     }
 
     @Test
@@ -389,7 +366,7 @@ class LockJdbcTest {
 
     /** A failure as the server reports it, with its error code, translated as every write's is. */
     private static DataAccessException failure(int errorCode) {
-        return LockJdbc.translate("test", new SQLException("error " + errorCode, "HY000", errorCode));
+        return ServerErrors.translate("test", new SQLException("error " + errorCode, "HY000", errorCode));
     }
 
     private void assumeMariaDb() {

@@ -109,9 +109,9 @@ class LockSchemaTest {
         return dao(dataSource, table).schema();
     }
 
-    private static LeaseDao dao(DataSource dataSource, String table) {
-        return new LeaseDao(
-                dataSource, new DataSourceTransactionManager(dataSource), Dialects.detect(dataSource, table), table);
+    private static LockDaos dao(DataSource dataSource, String table) {
+        return LockDaos.of(
+                dataSource, new DataSourceTransactionManager(dataSource), Dialects.detect(dataSource, table));
     }
 
     /** Runs the statements of one migration ({@code version} from 1), as an operator would from its file. */

@@ -62,10 +62,7 @@ class MigrationLeaseTest {
         // Renewed every 20 ms here rather than every 10 s, so that a hundred renewals are due within the 2 s the
         // test waits for one.
         MigrationLease lease = new MigrationLease(
-                new LockJdbc(dataSource, dataSource, "renewed_lock"),
-                Dialects.detect(dataSource, "renewed_lock"),
-                "renewed_lock",
-                Duration.ofMillis(20));
+                new LockDatabase(dataSource, Dialects.detect(dataSource, "renewed_lock")), Duration.ofMillis(20));
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
 
         String result = lease.runExclusively(Duration.ofSeconds(5), () -> {
@@ -199,11 +196,7 @@ class MigrationLeaseTest {
     }
 
     private static MigrationLease lease(DataSource dataSource, String table) {
-        return new LeaseDao(
-                        dataSource,
-                        new DataSourceTransactionManager(dataSource),
-                        Dialects.detect(dataSource, table),
-                        table)
+        return LockDaos.of(dataSource, new DataSourceTransactionManager(dataSource), Dialects.detect(dataSource, table))
                 .migrationLease();
     }
 

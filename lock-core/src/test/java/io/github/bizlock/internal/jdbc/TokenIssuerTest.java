@@ -36,7 +36,7 @@ class TokenIssuerTest {
     void createSchema(DataSource dataSource) {
         LockFixture.createSchema(dataSource);
         jdbc = new JdbcTemplate(dataSource);
-        tokens = LockFixture.dao(dataSource).tokens();
+        tokens = LockFixture.daos(dataSource).tokens();
     }
 
     @Test
@@ -64,7 +64,7 @@ class TokenIssuerTest {
     void anIssueOnAConnectionToAHostThatDiedEndsWithinItsBound(TestDatabase database) throws Exception {
         try (FreezingProxy network = new FreezingProxy(database.jdbcUrl());
                 HikariDataSource pool = ProxiedLockPool.open(network, database)) {
-            TokenIssuer throughPool = LockFixture.dao(pool).tokens();
+            TokenIssuer throughPool = LockFixture.daos(pool).tokens();
             LockKey key = new LockKey("tokens", "frozen");
             long first = throughPool.issue(key, LockMode.ROW, 1);
             ProxiedLockPool.openAll(pool);

@@ -8,12 +8,11 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockModeConflictException;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.dialect.ClusterTopology;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
-import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLocks;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.nio.file.Files;
@@ -309,12 +308,12 @@ class ModeBindingTest {
     @Test
     void aRowOrNamedCallRefusedOnAMultiWriterClusterLeavesItsNameUnbound() throws Exception {
         String instanceId = InstanceId.generate();
-        LeaseDao galera = new LeaseDao(
-                dataSource, new DataSourceTransactionManager(dataSource), galeraNodeOfThisServer(), TableName.DEFAULT);
+        LockDaos galera =
+                LockDaos.of(dataSource, new DataSourceTransactionManager(dataSource), galeraNodeOfThisServer());
         DataSource sessions = SessionLocks.dedicated(dataSource);
-        LockManager onCluster = LockFixture.manager(LockFixture.dao(dataSource), instanceId)
-                .engine(SessionLockEngine.row(galera, sessions, 8, instanceId))
-                .engine(SessionLockEngine.named(galera, sessions, 8, instanceId))
+        LockManager onCluster = LockFixture.manager(LockFixture.daos(dataSource), instanceId)
+                .engine(LockFixture.row(galera, sessions, 8, instanceId))
+                .engine(LockFixture.named(galera, sessions, 8, instanceId))
                 .build();
         managers.add(onCluster);
         LockKey key = new LockKey("refused-on-cluster", "1");

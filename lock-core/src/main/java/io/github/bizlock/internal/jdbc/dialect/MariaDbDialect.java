@@ -1,5 +1,7 @@
 package io.github.bizlock.internal.jdbc.dialect;
 
+import org.jspecify.annotations.Nullable;
+
 /** MariaDB 10.6 and later. */
 public final class MariaDbDialect extends Dialect {
 
@@ -14,7 +16,7 @@ public final class MariaDbDialect extends Dialect {
 
     /** MariaDB keeps the status variables in {@code information_schema}, with or without the performance schema. */
     @Override
-    protected String serverStart() {
+    String serverStart() {
         return "(SELECT UNIX_TIMESTAMP() - CAST(VARIABLE_VALUE AS UNSIGNED) FROM information_schema.GLOBAL_STATUS"
                 + " WHERE VARIABLE_NAME = 'UPTIME')";
     }
@@ -24,8 +26,30 @@ public final class MariaDbDialect extends Dialect {
      * their settings. 3 = reads (1) and UPDATE/DELETE (2).
      */
     @Override
-    public String renderCausal(String template) {
-        String sql = render(template);
-        return topology().galera() ? "SET STATEMENT wsrep_sync_wait = 3 FOR " + sql : sql;
+    String causalPrefix() {
+        return "SET STATEMENT wsrep_sync_wait = 3 FOR ";
+    }
+
+    /** MariaDB takes the wait in the statement ({@code WAIT n}, since 10.3), so no session variable is set. */
+    @Override
+    String rowLockWaiting() {
+        return "FOR UPDATE WAIT";
+    }
+
+    @Override
+    boolean rowWaitInStatement() {
+        return true;
+    }
+
+    @Override
+    @Nullable
+    String rowLockWaitTimeout() {
+        return null;
+    }
+
+    /** A failed {@code NOWAIT} is a lock wait timeout on MariaDB. */
+    @Override
+    int rowNowaitErrorCode() {
+        return ServerErrors.ER_LOCK_WAIT_TIMEOUT;
     }
 }

@@ -7,8 +7,8 @@ import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.jdbc.LeaseDao;
-import io.github.bizlock.internal.jdbc.LockJdbc;
 import io.github.bizlock.internal.jdbc.LockRow;
+import io.github.bizlock.internal.jdbc.dialect.ServerErrors;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -70,7 +70,7 @@ public final class LeaseLockEngine implements LockEngine, AutoCloseable {
                     token = dao.tryAcquire(
                             key, owner, lease, tokens, reclaimOwn, deadlineNanos + DEADLINE_SLACK.toNanos());
                 } catch (DataAccessException ex) {
-                    if (!LockJdbc.connectionFailed(ex)) {
+                    if (!ServerErrors.connectionFailed(ex)) {
                         throw ex;
                     }
                     // The connection failed under the statement (its cluster node crashed, or its read timed out at the

@@ -1,6 +1,8 @@
 package io.github.bizlock.internal.jdbc.session;
 
 import io.github.bizlock.internal.engine.LockEngine;
+import io.github.bizlock.internal.jdbc.dialect.ServerErrors;
+import io.github.bizlock.internal.jdbc.dialect.SessionSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,8 +17,6 @@ import org.jspecify.annotations.Nullable;
  * that failed (the next kill opens it again), and closed with the canceller.
  */
 final class KillConnection {
-
-    private static final int ER_NO_SUCH_THREAD = 1094;
 
     private final DataSource dataSource;
     /** A lock, not a monitor: kills run statements under it (a virtual thread would pin its carrier in a monitor). */
@@ -84,7 +84,7 @@ final class KillConnection {
             }
             statement.execute(SessionSql.killQuery(session.connectionId()));
         } catch (SQLException ex) {
-            if (ex.getErrorCode() == ER_NO_SUCH_THREAD) {
+            if (ex.getErrorCode() == ServerErrors.ER_NO_SUCH_THREAD) {
                 return; // the session ended anyway
             }
             if (control == connection) {

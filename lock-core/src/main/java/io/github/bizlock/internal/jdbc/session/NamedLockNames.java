@@ -1,7 +1,7 @@
 package io.github.bizlock.internal.jdbc.session;
 
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockSchema;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;
@@ -36,17 +36,17 @@ final class NamedLockNames {
     }
 
     /**
-     * Reads the lock tables' schema once, on the DAO's DataSource.
+     * Reads the lock tables' schema once, on the lock DataSource.
      *
      * @param secret what the names are keyed by, the same for every instance of the application; {@code null} for
      *     none
      */
-    static NamedLockNames of(LeaseDao dao, @Nullable String secret) {
+    static NamedLockNames of(LockSchema schema, @Nullable String secret) {
         if (secret != null && secret.isBlank()) {
             throw new IllegalArgumentException("The NAMED lock secret must not be blank; give every instance of the"
                     + " application the same random text, or none");
         }
-        byte[] scope = (dao.schema().schemaName() + '\0' + dao.table() + '\0')
+        byte[] scope = (schema.schemaName() + '\0' + schema.table() + '\0')
                 .toLowerCase(Locale.ROOT)
                 .getBytes(StandardCharsets.UTF_8);
         return new NamedLockNames(

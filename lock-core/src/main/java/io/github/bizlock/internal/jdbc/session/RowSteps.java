@@ -6,6 +6,9 @@ import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LockJdbc;
 import io.github.bizlock.internal.jdbc.TokenIssuer;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
+import io.github.bizlock.internal.jdbc.dialect.RowSql;
+import io.github.bizlock.internal.jdbc.dialect.ServerErrors;
+import io.github.bizlock.internal.jdbc.dialect.SessionSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -41,7 +44,7 @@ final class RowSteps implements SessionSteps {
 
     /** @param tokenIssuer issues tokens through the application's data source */
     RowSteps(Dialect dialect, TokenIssuer tokenIssuer) {
-        this.sql = RowSql.of(dialect);
+        this.sql = new RowSql(dialect);
         this.tokenIssuer = tokenIssuer;
     }
 
@@ -143,7 +146,7 @@ final class RowSteps implements SessionSteps {
         try {
             return watched.run(session, deadlineNanos, remainingNanos, call);
         } catch (SQLException ex) {
-            if (ex.getErrorCode() == LockJdbc.ER_LOCK_WAIT_TIMEOUT) {
+            if (ex.getErrorCode() == ServerErrors.ER_LOCK_WAIT_TIMEOUT) {
                 return Outcome.BUSY;
             }
             throw ex;

@@ -3,7 +3,8 @@ package io.github.bizlock.internal.jdbc.session;
 import io.github.bizlock.LockAcquisitionException;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.LockJdbc;
+import io.github.bizlock.internal.jdbc.dialect.ServerErrors;
+import io.github.bizlock.internal.jdbc.dialect.SessionSql;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -71,7 +72,7 @@ final class SessionAcquirer {
                 interrupted.initCause(ex);
                 throw interrupted;
             }
-            throw LockJdbc.translate(steps.lockStatement() + " for " + key, ex);
+            throw ServerErrors.translate(steps.lockStatement() + " for " + key, ex);
         } catch (RuntimeException | Error ex) {
             // The session may hold the lock (a failed token); closing it frees the lock.
             sessions.discard(session);

@@ -5,9 +5,11 @@ import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
-import io.github.bizlock.internal.jdbc.LeaseDao;
-import io.github.bizlock.internal.jdbc.LockJdbc;
+import io.github.bizlock.internal.jdbc.InterruptStatus;
+import io.github.bizlock.internal.jdbc.LockSchema;
+import io.github.bizlock.internal.jdbc.TokenIssuer;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
+import io.github.bizlock.internal.jdbc.dialect.ServerErrors;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -40,7 +42,7 @@ public final class SessionLockEngine implements LockEngine, AutoCloseable {
     private final SessionReleases releases;
 
     /**
-     * @param dao the lock tables' DAO
+     * @param dialect the server's, for whether the mode is exact on its deployment
      * @param sessionDataSource a dedicated data source for held connections, not the application's pool
      * @param maxSessions how many locks of this mode this process may hold at once
      * @param owner this process's instance id
@@ -49,7 +51,7 @@ public final class SessionLockEngine implements LockEngine, AutoCloseable {
      * @param steps the mode's statements
      */
     SessionLockEngine(
-            LeaseDao dao,
+            Dialect dialect,
             DataSource sessionDataSource,
             int maxSessions,
             String owner,
@@ -59,7 +61,7 @@ public final class SessionLockEngine implements LockEngine, AutoCloseable {
             throw new IllegalArgumentException("bizlock.session.heartbeat must be positive, was " + heartbeat);
         }
         this.steps = steps;
-        this.dialect = dao.dialect();
+        this.dialect = dialect;
         this.heartbeat = heartbeat;
         this.sessions = new SessionPool(sessionDataSource, maxSessions, MAX_SESSIONS_PROPERTY, steps::prepare);
         this.canceller = new SessionCanceller(sessionDataSource);
@@ -71,28 +73,37 @@ public final class SessionLockEngine implements LockEngine, AutoCloseable {
     /**
      * The ROW engine: {@code SELECT ... FOR UPDATE} in a transaction kept open on the session ({@link RowSteps}).
      *
-     * @param dao the lock tables' DAO, which issues tokens through the application's data source
+     * @param dialect the server's: its ROW statements, and whether ROW is exact on its deployment
+     * @param tokens issues fencing tokens through the lock data source
      * @param sessionDataSource a dedicated data source for held connections, not the application's pool
      * @param maxSessions how many ROW locks this process may hold at once
      * @param owner this process's instance id
      * @param heartbeat how often a held session is checked, at most
      */
     public static SessionLockEngine row(
-            LeaseDao dao, DataSource sessionDataSource, int maxSessions, String owner, Duration heartbeat) {
+            Dialect dialect,
+            TokenIssuer tokens,
+            DataSource sessionDataSource,
+            int maxSessions,
+            String owner,
+            Duration heartbeat) {
         return new SessionLockEngine(
-                dao, sessionDataSource, maxSessions, owner, heartbeat, new RowSteps(dao.dialect(), dao.tokens()));
+                dialect, sessionDataSource, maxSessions, owner, heartbeat, new RowSteps(dialect, tokens));
     }
 
     /** The ROW engine with the {@linkplain #DEFAULT_HEARTBEAT default heartbeat}. */
-    public static SessionLockEngine row(LeaseDao dao, DataSource sessionDataSource, int maxSessions, String owner) {
-        return row(dao, sessionDataSource, maxSessions, owner, DEFAULT_HEARTBEAT);
+    public static SessionLockEngine row(
+            Dialect dialect, TokenIssuer tokens, DataSource sessionDataSource, int maxSessions, String owner) {
+        return row(dialect, tokens, sessionDataSource, maxSessions, owner, DEFAULT_HEARTBEAT);
     }
 
     /**
      * The NAMED engine: {@code GET_LOCK} on the session ({@link NamedSteps}). Reads the lock tables' schema once, on
-     * the DAO's DataSource, for the lock names.
+     * the lock DataSource, for the lock names.
      *
-     * @param dao the lock tables' DAO, for the schema, the table name and fencing tokens
+     * @param dialect the server's, for whether NAMED is exact on its deployment
+     * @param tokens issues fencing tokens through the lock data source
+     * @param schema the lock tables' schema and table name, which scope the lock names on the server
      * @param sessionDataSource a dedicated data source for held connections, not the application's pool
      * @param maxSessions how many NAMED locks this process may hold at once
      * @param owner this process's instance id
@@ -101,25 +112,39 @@ public final class SessionLockEngine implements LockEngine, AutoCloseable {
      *     for none
      */
     public static SessionLockEngine named(
-            LeaseDao dao,
+            Dialect dialect,
+            TokenIssuer tokens,
+            LockSchema schema,
             DataSource sessionDataSource,
             int maxSessions,
             String owner,
             Duration heartbeat,
             @Nullable String secret) {
-        NamedSteps steps = new NamedSteps(NamedLockNames.of(dao, secret), dao.tokens());
-        return new SessionLockEngine(dao, sessionDataSource, maxSessions, owner, heartbeat, steps);
+        NamedSteps steps = new NamedSteps(NamedLockNames.of(schema, secret), tokens);
+        return new SessionLockEngine(dialect, sessionDataSource, maxSessions, owner, heartbeat, steps);
     }
 
     /** The NAMED engine without a secret. */
     public static SessionLockEngine named(
-            LeaseDao dao, DataSource sessionDataSource, int maxSessions, String owner, Duration heartbeat) {
-        return named(dao, sessionDataSource, maxSessions, owner, heartbeat, null);
+            Dialect dialect,
+            TokenIssuer tokens,
+            LockSchema schema,
+            DataSource sessionDataSource,
+            int maxSessions,
+            String owner,
+            Duration heartbeat) {
+        return named(dialect, tokens, schema, sessionDataSource, maxSessions, owner, heartbeat, null);
     }
 
     /** The NAMED engine without a secret, with the {@linkplain #DEFAULT_HEARTBEAT default heartbeat}. */
-    public static SessionLockEngine named(LeaseDao dao, DataSource sessionDataSource, int maxSessions, String owner) {
-        return named(dao, sessionDataSource, maxSessions, owner, DEFAULT_HEARTBEAT);
+    public static SessionLockEngine named(
+            Dialect dialect,
+            TokenIssuer tokens,
+            LockSchema schema,
+            DataSource sessionDataSource,
+            int maxSessions,
+            String owner) {
+        return named(dialect, tokens, schema, sessionDataSource, maxSessions, owner, DEFAULT_HEARTBEAT);
     }
 
     @Override
@@ -196,10 +221,9 @@ public final class SessionLockEngine implements LockEngine, AutoCloseable {
     @Override
     public long issueTokens(Grant grant, int count) {
         try {
-            return SessionSupport.interruptCleared(
-                    () -> steps.issueTokens(SessionGrant.sessionOf(grant), grant, count));
+            return InterruptStatus.cleared(() -> steps.issueTokens(SessionGrant.sessionOf(grant), grant, count));
         } catch (SQLException ex) {
-            throw LockJdbc.translate("issuing fencing tokens for " + grant.key(), ex);
+            throw ServerErrors.translate("issuing fencing tokens for " + grant.key(), ex);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.github.bizlock.internal.jdbc.session;
 
+import io.github.bizlock.internal.jdbc.dialect.SessionSql;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

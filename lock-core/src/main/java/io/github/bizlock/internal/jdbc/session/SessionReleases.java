@@ -3,6 +3,7 @@ package io.github.bizlock.internal.jdbc.session;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.Loss;
+import io.github.bizlock.internal.jdbc.InterruptStatus;
 import java.sql.SQLException;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -30,10 +31,10 @@ final class SessionReleases {
      */
     @Nullable
     Loss release(Grant grant) {
-        return SessionSupport.interruptCleared(() -> releaseOnSession(grant));
+        return InterruptStatus.cleared(() -> releaseOnSession(grant));
     }
 
-    /** The release, run with the thread's interrupt status cleared ({@link SessionSupport#interruptCleared}). */
+    /** The release, run with the thread's interrupt status cleared ({@link InterruptStatus#cleared}). */
     private @Nullable Loss releaseOnSession(Grant grant) {
         Session session = SessionGrant.sessionOf(grant);
         session.guard().lock();

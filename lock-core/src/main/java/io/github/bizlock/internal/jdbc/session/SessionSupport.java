@@ -3,14 +3,8 @@ package io.github.bizlock.internal.jdbc.session;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-/**
- * Wait arithmetic of the session steps, the error code of a statement ended by {@code KILL QUERY}, and running a
- * statement on a held session with the thread's interrupt status put aside.
- */
+/** Wait arithmetic of the session steps: the whole seconds a server-side wait is asked for, and read timeouts. */
 final class SessionSupport {
-
-    /** ER_QUERY_INTERRUPTED: a statement ended by {@code KILL QUERY}. */
-    static final int ER_QUERY_INTERRUPTED = 1317;
 
     /**
      * The longest single server-side wait asked for; longer waits repeat it. 24 days: its read timeout, with the
@@ -44,27 +38,5 @@ final class SessionSupport {
                 TimeUnit.NANOSECONDS.toMillis(Math.max(0, remainingNanos)),
                 TimeUnit.SECONDS.toMillis(MAX_SERVER_WAIT_SECONDS));
         return waitMillis + SessionPool.STATEMENT_TIMEOUT.toMillis();
-    }
-
-    /** Work on a held session, which may throw {@code E} (a {@link java.sql.SQLException}, say). */
-    @FunctionalInterface
-    interface SessionWork<T, E extends Exception> {
-        T run() throws E;
-    }
-
-    /**
-     * Runs {@code work} with the thread's interrupt status cleared, and sets it again after: on a virtual thread a
-     * statement begun with it set closes the connection, and an interrupted holder would lose its session instead of
-     * releasing its lock or getting its token.
-     */
-    static <T, E extends Exception> T interruptCleared(SessionWork<T, E> work) throws E {
-        boolean interrupted = Thread.interrupted();
-        try {
-            return work.run();
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 }

@@ -1,5 +1,6 @@
 package io.github.bizlock.internal.jdbc.session;
 
+import io.github.bizlock.internal.jdbc.dialect.ServerErrors;
 import java.sql.SQLException;
 
 /**
@@ -32,7 +33,7 @@ final class WatchedStatements {
         } catch (SQLException ex) {
             watch.close();
             SessionCanceller.Ending ending = watch.ending();
-            if (ending != null && ex.getErrorCode() == SessionSupport.ER_QUERY_INTERRUPTED) {
+            if (ending != null && ex.getErrorCode() == ServerErrors.ER_QUERY_INTERRUPTED) {
                 return Outcome.endedBy(ending);
             }
             throw ex;

@@ -57,11 +57,16 @@ class ClusterTopologyTest {
     void onlyMariaDbOnGaleraRendersCausalStatements() {
         String template = "UPDATE ${table} SET a = 1";
         assertThat(Dialects.forServer("MariaDB", "10.11.19-MariaDB", "biz_lock", galera)
-                        .renderCausal(template))
+                        .causal(template)
+                        .sql())
                 .isEqualTo("SET STATEMENT wsrep_sync_wait = 3 FOR UPDATE biz_lock SET a = 1");
-        assertThat(Dialects.forServer("MariaDB", "10.11.19-MariaDB", "biz_lock").renderCausal(template))
+        assertThat(Dialects.forServer("MariaDB", "10.11.19-MariaDB", "biz_lock")
+                        .causal(template)
+                        .sql())
                 .isEqualTo("UPDATE biz_lock SET a = 1");
-        assertThat(Dialects.forServer("MySQL", "8.0.31", "biz_lock", galera).renderCausal(template))
+        assertThat(Dialects.forServer("MySQL", "8.0.31", "biz_lock", galera)
+                        .causal(template)
+                        .sql())
                 .isEqualTo("UPDATE biz_lock SET a = 1");
     }
 }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -41,14 +41,15 @@ class TopologyReadLaterTest {
                     ClusterTopology.unknown("SHOW GLOBAL VARIABLES refused (test)"));
         }
         dialect.readAgainWith(() -> new ClusterTopology(ClusterTopology.Kind.GALERA, "wsrep_on=ON (test)", false));
-        LeaseDao dao = new LeaseDao(dataSource, new DataSourceTransactionManager(dataSource), dialect, "biz_lock");
+        LockDaos dao = LockDaos.of(dataSource, new DataSourceTransactionManager(dataSource), dialect);
 
-        OptionalLong token = dao.tryAcquire(
-                new LockKey("read-later", "1"),
-                "owner-1",
-                Duration.ofSeconds(30),
-                1,
-                System.nanoTime() + Duration.ofSeconds(5).toNanos());
+        OptionalLong token = dao.leases()
+                .tryAcquire(
+                        new LockKey("read-later", "1"),
+                        "owner-1",
+                        Duration.ofSeconds(30),
+                        1,
+                        System.nanoTime() + Duration.ofSeconds(5).toNanos());
 
         assertThat(dialect.topology().kind()).isEqualTo(ClusterTopology.Kind.GALERA);
         assertThat(token).as("a token issued for the cluster's reign").isPresent();

@@ -6,7 +6,7 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.internal.lock.InstanceId;
@@ -131,9 +131,8 @@ class LeaseAutocommitTest {
     /** A LEASE manager writing through {@code target} with the given transaction manager. */
     private static LockManager manager(
             DataSource dataSource, DataSource target, PlatformTransactionManager transactionManager) {
-        LeaseDao dao = new LeaseDao(
-                target, transactionManager, Dialects.detect(dataSource, TableName.DEFAULT), TableName.DEFAULT);
-        return LockFixture.manager(dao, InstanceId.generate()).build();
+        LockDaos daos = LockDaos.of(target, transactionManager, Dialects.detect(dataSource, TableName.DEFAULT));
+        return LockFixture.manager(daos, InstanceId.generate()).build();
     }
 
     /** The data source, handing out connections with autocommit off, as a pool configured so does. */

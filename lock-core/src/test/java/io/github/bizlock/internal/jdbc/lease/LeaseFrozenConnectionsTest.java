@@ -66,7 +66,7 @@ class LeaseFrozenConnectionsTest {
         List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
         try (FreezingProxy network = new FreezingProxy(database.jdbcUrl());
                 HikariDataSource pool = ProxiedLockPool.open(network, database);
-                LockManager manager = LockFixture.manager(LockFixture.dao(pool), InstanceId.generate())
+                LockManager manager = LockFixture.manager(LockFixture.daos(pool), InstanceId.generate())
                         .watchdogLease(LEASE)
                         .observer(renewals)
                         .build()) {
@@ -124,7 +124,7 @@ class LeaseFrozenConnectionsTest {
         ExecutorService threads = Executors.newFixedThreadPool(holders);
         try (FreezingProxy network = new FreezingProxy(database.jdbcUrl());
                 HikariDataSource pool = ProxiedLockPool.open(network, database);
-                LockManager manager = LockFixture.manager(LockFixture.dao(pool), InstanceId.generate())
+                LockManager manager = LockFixture.manager(LockFixture.daos(pool), InstanceId.generate())
                         .build()) {
             int before = threadsNamed(RELEASE_THREAD);
             CountDownLatch allHeld = new CountDownLatch(holders);

@@ -11,6 +11,7 @@ import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
@@ -49,7 +50,8 @@ class LeaseHousekeepingTest {
     @Test
     void purgesOnlyRowsFreeForLongerThanTheRetentionAndTokensSurviveThePurge(DataSource dataSource) throws Exception {
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-        LeaseDao dao = LockFixture.dao(dataSource);
+        LockDaos daos = LockFixture.daos(dataSource);
+        LeaseDao dao = daos.leases();
         LockKey freeOld = new LockKey("hk", "free-old");
         LockKey freeRecent = new LockKey("hk", "free-recent");
         LockKey heldOld = new LockKey("hk", "held-old");
@@ -74,7 +76,7 @@ class LeaseHousekeepingTest {
             age(jdbc, expiredOld, "modified_at");
             age(jdbc, expiredOld, "expire_at");
 
-            Housekeeper hourly = new Housekeeper(dao, manager, Duration.ofHours(1), 100);
+            Housekeeper hourly = new Housekeeper(daos.housekeeping(), manager, Duration.ofHours(1), 100);
             assertThat(hourly.runOnce()).as("free-old and expired-old").isEqualTo(2);
             assertThat(dao.find(freeOld)).isEmpty();
             assertThat(dao.find(expiredOld)).isEmpty();
@@ -88,7 +90,7 @@ class LeaseHousekeepingTest {
             assertThat(jdbc.queryForObject("SELECT floor_token FROM biz_lock_token_floor", Long.class))
                     .isGreaterThanOrEqualTo(freeOldToken);
 
-            Housekeeper eager = new Housekeeper(dao, manager, Duration.ZERO, 100);
+            Housekeeper eager = new Housekeeper(daos.housekeeping(), manager, Duration.ZERO, 100);
             assertThat(eager.runOnce())
                     .as("free-recent, and the housekeeping lock's own row")
                     .isGreaterThanOrEqualTo(1);
@@ -110,14 +112,15 @@ class LeaseHousekeepingTest {
     @Test
     void onlyOneHousekeeperRunsAtATime(DataSource dataSource) throws Exception {
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-        LeaseDao dao = LockFixture.dao(dataSource);
+        LockDaos daos = LockFixture.daos(dataSource);
+        LeaseDao dao = daos.leases();
         try (LockManager first = LockFixture.manager(dataSource).build();
                 LockManager second = LockFixture.manager(dataSource).build()) {
             LockKey key = new LockKey("hk-one", "1");
             acquire(first, key, Duration.ofMinutes(1)).unlock();
             age(jdbc, key, "modified_at");
 
-            Housekeeper blocked = new Housekeeper(dao, first, Duration.ofHours(1), 100);
+            Housekeeper blocked = new Housekeeper(daos.housekeeping(), first, Duration.ofHours(1), 100);
             try (LockHandle running = acquire(second, Housekeeper.LOCK, Duration.ofMinutes(1))) {
                 assertThat(blocked.runOnce())
                         .as("another instance is housekeeping")
@@ -134,8 +137,8 @@ class LeaseHousekeepingTest {
                 acquire(first, many, Duration.ofMinutes(1)).unlock();
                 age(jdbc, many, "modified_at");
             }
-            Housekeeper a = new Housekeeper(dao, first, Duration.ofHours(1), 1);
-            Housekeeper b = new Housekeeper(LockFixture.dao(dataSource), second, Duration.ofHours(1), 1);
+            Housekeeper a = new Housekeeper(daos.housekeeping(), first, Duration.ofHours(1), 1);
+            Housekeeper b = new Housekeeper(LockFixture.housekeeping(dataSource), second, Duration.ofHours(1), 1);
             CountDownLatch start = new CountDownLatch(1);
             CompletableFuture<Integer> runA =
                     CompletableFuture.supplyAsync(() -> run(start, a), ThreadPerTask.EXECUTOR);

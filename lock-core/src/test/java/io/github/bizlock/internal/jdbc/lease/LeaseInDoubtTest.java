@@ -39,7 +39,7 @@ class LeaseInDoubtTest {
     void anAcquisitionThatTimedOutButCommittedLaterIsFreedInTheBackground(DataSource dataSource) throws Exception {
         LockKey key = new LockKey("in-doubt", "1");
         try (LockManager timedOut = LockFixture.manager(dataSource).build();
-                LockManager next = LockFixture.manager(LockFixture.dao(dataSource), InstanceId.generate())
+                LockManager next = LockFixture.manager(LockFixture.daos(dataSource), InstanceId.generate())
                         .build()) {
             timedOut.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null)
                     .orElseThrow()

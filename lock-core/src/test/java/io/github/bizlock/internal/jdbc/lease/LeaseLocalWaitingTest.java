@@ -9,6 +9,7 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -61,10 +62,11 @@ class LeaseLocalWaitingTest {
     @Test
     void reEntryCostsNoRoundTrip(DataSource dataSource) throws Exception {
         AtomicInteger statements = new AtomicInteger();
-        LeaseDao dao = LockFixture.dao(CountingDataSource.counting(dataSource, sql -> true, statements));
+        LockDaos daos = LockFixture.daos(CountingDataSource.counting(dataSource, sql -> true, statements));
+        LeaseDao dao = daos.leases();
         LockKey key = new LockKey("reentry", "1");
         try (LockManager manager =
-                LockFixture.manager(dao, InstanceId.generate()).build()) {
+                LockFixture.manager(daos, InstanceId.generate()).build()) {
             // The first acquisition binds the name's mode and creates the row; count from then on.
             manager.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null)
                     .orElseThrow()
@@ -89,9 +91,10 @@ class LeaseLocalWaitingTest {
     @Test
     void aFixedLeaseIsNeverHandedOver(DataSource dataSource) throws Exception {
         AtomicInteger handOffs = new AtomicInteger();
-        LeaseDao dao = LockFixture.dao(dataSource);
+        LockDaos daos = LockFixture.daos(dataSource);
+        LeaseDao dao = daos.leases();
         Duration lease = Duration.ofSeconds(7);
-        try (LockManager manager = LockFixture.manager(dao, InstanceId.generate())
+        try (LockManager manager = LockFixture.manager(daos, InstanceId.generate())
                 .fair(true)
                 .observer(new LockObserver() {
                     @Override
@@ -159,9 +162,11 @@ class LeaseLocalWaitingTest {
     /** Eight threads take the lock 25 times each; returns the lock-table writes that cost. */
     private static int takeTurns(DataSource dataSource, int localHandoffs) throws Exception {
         AtomicInteger writes = new AtomicInteger();
-        LeaseDao dao = LockFixture.dao(CountingDataSource.counting(dataSource, CountingDataSource.LOCK_WRITES, writes));
+        LockDaos daos =
+                LockFixture.daos(CountingDataSource.counting(dataSource, CountingDataSource.LOCK_WRITES, writes));
+        LeaseDao dao = daos.leases();
         LockKey key = new LockKey("local" + localHandoffs, "1");
-        try (LockManager manager = LockFixture.manager(dao, InstanceId.generate())
+        try (LockManager manager = LockFixture.manager(daos, InstanceId.generate())
                 .localHandoffs(localHandoffs)
                 .build()) {
             // The first acquisition creates the row; count from a free, existing row on.

@@ -97,7 +97,7 @@ class LeaseRenewalTest {
                 batches.add(sql.split(java.util.regex.Pattern.quote(perLock), -1).length - 1);
             }
         });
-        try (LockManager holder = LockFixture.manager(LockFixture.dao(observed), InstanceId.generate())
+        try (LockManager holder = LockFixture.manager(LockFixture.daos(observed), InstanceId.generate())
                 // Renewed every second: two rounds come soon, and a watchdog late by up to 2 s on a busy machine loses
                 // nothing.
                 .watchdogLease(Duration.ofSeconds(3))

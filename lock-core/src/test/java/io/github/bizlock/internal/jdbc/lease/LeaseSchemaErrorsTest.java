@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -22,16 +22,13 @@ class LeaseSchemaErrorsTest {
 
     @Test
     void missingTableFailsWithTheDdlToRun(DataSource dataSource) throws Exception {
-        LeaseDao dao = new LeaseDao(
-                dataSource,
-                new DataSourceTransactionManager(dataSource),
-                Dialects.detect(dataSource, "no_such_lock"),
-                "no_such_lock");
-        assertThatThrownBy(dao.schema()::verify)
+        LockDaos daos = LockDaos.of(
+                dataSource, new DataSourceTransactionManager(dataSource), Dialects.detect(dataSource, "no_such_lock"));
+        assertThatThrownBy(daos.schema()::verify)
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("CREATE TABLE no_such_lock");
         try (LockManager manager =
-                LockFixture.manager(dao, InstanceId.generate()).build()) {
+                LockFixture.manager(daos, InstanceId.generate()).build()) {
             assertThatThrownBy(() -> manager.tryAcquire(new LockKey("x", "1"), LockMode.LEASE, Duration.ZERO, null))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("does not exist")
@@ -43,11 +40,11 @@ class LeaseSchemaErrorsTest {
 
     @Test
     void unsafeTableNameIsRefused(DataSource dataSource) {
-        assertThatThrownBy(() -> new LeaseDao(
+        // The dialect checks the name it puts into every statement.
+        assertThatThrownBy(() -> LockDaos.of(
                         dataSource,
                         new DataSourceTransactionManager(dataSource),
-                        Dialects.detect(dataSource, "biz_lock"),
-                        "biz_lock; DROP TABLE x"))
+                        Dialects.detect(dataSource, "biz_lock; DROP TABLE x")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("not a plain SQL identifier");
     }

@@ -39,7 +39,7 @@ class LeaseUnreachableAcquireTest {
     @Test
     void anAcquisitionEndsWithinItsWaitWhenThePoolCannotConnect(DataSource dataSource) throws Exception {
         SwitchableDataSource network = new SwitchableDataSource(dataSource);
-        try (LockManager manager = LockFixture.manager(LockFixture.dao(network), InstanceId.generate())
+        try (LockManager manager = LockFixture.manager(LockFixture.daos(network), InstanceId.generate())
                 .build()) {
             network.block(); // the pool waits for a connection it cannot open, for its 30 s connection timeout
 
@@ -70,7 +70,7 @@ class LeaseUnreachableAcquireTest {
             // What this test is about is the pooled connection that freezes; a short timeout only keeps the pool's
             // own attempts to replace it (a handshake through the frozen proxy) from holding up its close.
             pool.setConnectionTimeout(2000);
-            try (LockManager manager = LockFixture.manager(LockFixture.dao(pool), InstanceId.generate())
+            try (LockManager manager = LockFixture.manager(LockFixture.daos(pool), InstanceId.generate())
                     .build()) {
                 manager.tryAcquire(new LockKey("unreachable", "warm"), LockMode.LEASE, Duration.ZERO, null)
                         .orElseThrow()

@@ -48,7 +48,7 @@ class LeaseUnreachableReleaseTest {
 
     /** A lock manager whose lock writes go through {@link #network}. */
     private LockManager manager(Duration watchdogLease) {
-        return LockFixture.manager(LockFixture.dao(network), InstanceId.generate())
+        return LockFixture.manager(LockFixture.daos(network), InstanceId.generate())
                 .watchdogLease(watchdogLease)
                 .build();
     }

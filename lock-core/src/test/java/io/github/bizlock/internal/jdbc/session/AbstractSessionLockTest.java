@@ -91,7 +91,7 @@ public abstract class AbstractSessionLockTest {
     private SessionLocks locksThrough(String url, Duration watchdogLease) {
         return SessionLocks.open(
                 mode(),
-                LockFixture.dao(dataSource),
+                LockFixture.daos(dataSource),
                 new org.springframework.jdbc.datasource.DriverManagerDataSource(
                         url, database.username(), database.password()),
                 2,
@@ -134,7 +134,7 @@ public abstract class AbstractSessionLockTest {
                 previous = held.fencingToken();
             }
         }
-        assertThat(LockFixture.dao(dataSource)
+        assertThat(LockFixture.daos(dataSource)
                         .tokens()
                         .lastToken(new io.github.bizlock.internal.engine.LockKey(name, "1"), mode()))
                 .hasValue(previous);

@@ -3,6 +3,7 @@ package io.github.bizlock.internal.jdbc.session;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bizlock.ThreadPerTask;
+import io.github.bizlock.internal.jdbc.dialect.SessionSql;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.ResultSet;

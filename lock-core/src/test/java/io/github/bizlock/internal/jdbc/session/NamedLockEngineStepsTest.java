@@ -8,12 +8,13 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.github.bizlock.Await;
+import io.github.bizlock.LockFixture;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -40,8 +41,8 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 class NamedLockEngineStepsTest extends SessionEngineFixture<SessionLockEngine> {
 
     @Override
-    protected SessionLockEngine engine(LeaseDao dao, DataSource sessions, String owner) {
-        return SessionLockEngine.named(dao, sessions, 2, owner);
+    protected SessionLockEngine engine(LockDaos daos, DataSource sessions, String owner) {
+        return LockFixture.named(daos, sessions, 2, owner);
     }
 
     @Test
@@ -69,7 +70,7 @@ class NamedLockEngineStepsTest extends SessionEngineFixture<SessionLockEngine> {
     void aSessionConnectionHandedOutWithoutAutocommitIsSwitchedToIt() throws Exception {
         // As a pool configured with autoCommit=false hands connections out: a NAMED session must run in autocommit,
         // or the tokens it issues would stay uncommitted, holding the token row, until the session's next commit.
-        SessionLockEngine engine = SessionLockEngine.named(dao, new WithoutAutocommit(aSessions), 1, "c");
+        SessionLockEngine engine = LockFixture.named(daos, new WithoutAutocommit(aSessions), 1, "c");
         try {
             Grant grant = engine.acquire(key, LEASE, 0, in5s());
 

@@ -3,9 +3,10 @@ package io.github.bizlock.internal.jdbc.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
+import io.github.bizlock.LockFixture;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.sql.Connection;
@@ -22,8 +23,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class NamedLockEngineTest extends AbstractSessionEngineTest {
 
     @Override
-    protected SessionLockEngine engine(LeaseDao dao, DataSource sessions, String owner) {
-        return SessionLockEngine.named(dao, sessions, 2, owner);
+    protected SessionLockEngine engine(LockDaos daos, DataSource sessions, String owner) {
+        return LockFixture.named(daos, sessions, 2, owner);
     }
 
     @Test
@@ -45,7 +46,8 @@ class NamedLockEngineTest extends AbstractSessionEngineTest {
     @Test
     void withASecretTheServerLockNameIsAnHmacKeyedByIt() throws Exception {
         String schema = new JdbcTemplate(plain).queryForObject("SELECT DATABASE()", String.class);
-        SessionLockEngine keyed = SessionLockEngine.named(dao, plain, 1, "c", Duration.ofSeconds(1), "s3cret");
+        SessionLockEngine keyed = SessionLockEngine.named(
+                daos.dialect(), daos.tokens(), daos.schema(), plain, 1, "c", Duration.ofSeconds(1), "s3cret");
         Mac hmac = Mac.getInstance("HmacSHA256");
         hmac.init(new SecretKeySpec("s3cret".getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
 
@@ -55,7 +57,8 @@ class NamedLockEngineTest extends AbstractSessionEngineTest {
                                 .getBytes(StandardCharsets.UTF_8))))
                 .isNotEqualTo(a.serverLockName(new LockKey("order", "42")));
         assertThatIllegalArgumentException()
-                .isThrownBy(() -> SessionLockEngine.named(dao, plain, 1, "c", Duration.ofSeconds(1), " "))
+                .isThrownBy(() -> SessionLockEngine.named(
+                        daos.dialect(), daos.tokens(), daos.schema(), plain, 1, "c", Duration.ofSeconds(1), " "))
                 .withMessageContaining("secret must not be blank");
     }
 

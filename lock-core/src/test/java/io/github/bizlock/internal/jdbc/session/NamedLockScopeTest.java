@@ -8,6 +8,7 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabase;
@@ -69,11 +70,12 @@ class NamedLockScopeTest {
      */
     @Test
     void withASecretAGuessedKeysNameIsFreeWhileItsLockIsHeld(DataSource dataSource) throws Exception {
-        LeaseDao dao = LockFixture.dao(dataSource);
+        LockDaos daos = LockFixture.daos(dataSource);
+        LeaseDao dao = daos.leases();
         DataSource sessions = SessionLocks.dedicated(dataSource);
-        SessionLockEngine unkeyed = SessionLockEngine.named(dao, sessions, 2, "guess");
-        try (LockManager keyed = withSecret(dao, sessions, "s3cret");
-                LockManager sameSecret = withSecret(dao, sessions, "s3cret")) {
+        SessionLockEngine unkeyed = LockFixture.named(daos, sessions, 2, "guess");
+        try (LockManager keyed = withSecret(daos, sessions, "s3cret");
+                LockManager sameSecret = withSecret(daos, sessions, "s3cret")) {
             try (LockHandle held =
                     keyed.tryAcquire(KEY, LockMode.NAMED, Duration.ZERO, null).orElseThrow()) {
                 JdbcTemplate anyAccount = new JdbcTemplate(dataSource);
@@ -89,10 +91,18 @@ class NamedLockScopeTest {
         }
     }
 
-    private static LockManager withSecret(LeaseDao dao, DataSource sessions, String secret) {
+    private static LockManager withSecret(LockDaos daos, DataSource sessions, String secret) {
         String owner = InstanceId.generate();
-        return LockFixture.manager(dao, owner)
-                .engine(SessionLockEngine.named(dao, sessions, 2, owner, Duration.ofSeconds(1), secret))
+        return LockFixture.manager(daos, owner)
+                .engine(SessionLockEngine.named(
+                        daos.dialect(),
+                        daos.tokens(),
+                        daos.schema(),
+                        sessions,
+                        2,
+                        owner,
+                        Duration.ofSeconds(1),
+                        secret))
                 .build();
     }
 }

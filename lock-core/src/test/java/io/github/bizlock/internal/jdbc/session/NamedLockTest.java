@@ -114,7 +114,7 @@ class NamedLockTest extends AbstractSessionLockTest {
                 };
         try (SessionLocks c = SessionLocks.open(
                         LockMode.NAMED,
-                        io.github.bizlock.LockFixture.dao(dataSource),
+                        io.github.bizlock.LockFixture.daos(dataSource),
                         holdingStray,
                         1,
                         Duration.ofSeconds(5));
@@ -136,7 +136,7 @@ class NamedLockTest extends AbstractSessionLockTest {
     private SessionLocks longLease() {
         return SessionLocks.open(
                 LockMode.NAMED,
-                io.github.bizlock.LockFixture.dao(dataSource),
+                io.github.bizlock.LockFixture.daos(dataSource),
                 new org.springframework.jdbc.datasource.DriverManagerDataSource(
                         database.jdbcUrl(), database.username(), database.password()),
                 4,

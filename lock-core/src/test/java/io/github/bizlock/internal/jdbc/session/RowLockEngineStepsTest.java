@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.github.bizlock.Await;
+import io.github.bizlock.LockFixture;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
-import io.github.bizlock.internal.jdbc.LeaseDao;
-import io.github.bizlock.internal.jdbc.dialect.TableName;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -41,8 +41,8 @@ class RowLockEngineStepsTest extends SessionEngineFixture<SessionLockEngine> {
     private static final Duration CEILING = Duration.ofSeconds(5);
 
     @Override
-    protected SessionLockEngine engine(LeaseDao dao, DataSource sessions, String owner) {
-        return SessionLockEngine.row(dao, sessions, 2, owner);
+    protected SessionLockEngine engine(LockDaos daos, DataSource sessions, String owner) {
+        return LockFixture.row(daos, sessions, 2, owner);
     }
 
     @Test
@@ -93,12 +93,12 @@ class RowLockEngineStepsTest extends SessionEngineFixture<SessionLockEngine> {
     @Test
     void aRowWhoseCreationTimesOutIsTriedAgain() throws Exception {
         // innodb_lock_wait_timeout = 0 (MariaDB) fails the INSERT at once with the server's lock wait timeout.
-        assumeTrue(dao.dialect().product().equals("MariaDB"));
+        assumeTrue(daos.dialect().product().equals("MariaDB"));
         DataSource noWait = new DriverManagerDataSource(
                 database.jdbcUrl() + "&sessionVariables=innodb_lock_wait_timeout=0",
                 database.username(),
                 database.password());
-        SessionLockEngine engine = SessionLockEngine.row(dao, noWait, 1, "c");
+        SessionLockEngine engine = LockFixture.row(daos, noWait, 1, "c");
         try (Connection blocker = plain.getConnection()) {
             openSession(engine);
             lockGap(blocker);
@@ -123,12 +123,11 @@ class RowLockEngineStepsTest extends SessionEngineFixture<SessionLockEngine> {
     void aWaitTheMySqlWaySetsTheSessionsLockWaitTimeoutWhenItChangesOnly() throws Exception {
         // MySQL's row lock waits for the session's innodb_lock_wait_timeout, set before the statement; MariaDB
         // understands the same statements, so the engine's MySQL path runs here whatever the server.
-        LeaseDao mySql = new LeaseDao(
+        LockDaos mySql = LockDaos.of(
                 database.dataSource(),
                 new DataSourceTransactionManager(database.dataSource()),
-                RowSqlTest.mySqlDialect(),
-                TableName.DEFAULT);
-        SessionLockEngine engine = SessionLockEngine.row(mySql, bSessions, 1, "m");
+                io.github.bizlock.internal.jdbc.dialect.RowSqlTest.mySqlDialect());
+        SessionLockEngine engine = LockFixture.row(mySql, bSessions, 1, "m");
         try {
             // Without time left the engine would try with NOWAIT, which fails on MariaDB with another code than on
             // MySQL: the session is opened first, so that the waits below start well before their deadlines.

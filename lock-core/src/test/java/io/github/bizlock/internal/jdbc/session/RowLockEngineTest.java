@@ -2,8 +2,9 @@ package io.github.bizlock.internal.jdbc.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.bizlock.LockFixture;
 import io.github.bizlock.internal.engine.Grant;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import javax.sql.DataSource;
@@ -14,8 +15,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class RowLockEngineTest extends AbstractSessionEngineTest {
 
     @Override
-    protected SessionLockEngine engine(LeaseDao dao, DataSource sessions, String owner) {
-        return SessionLockEngine.row(dao, sessions, 2, owner);
+    protected SessionLockEngine engine(LockDaos daos, DataSource sessions, String owner) {
+        return LockFixture.row(daos, sessions, 2, owner);
     }
 
     @Test

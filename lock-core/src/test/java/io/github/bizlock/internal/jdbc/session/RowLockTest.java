@@ -9,6 +9,7 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.contract.StatementCounter;
+import io.github.bizlock.internal.jdbc.dialect.RowSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -47,7 +48,7 @@ class RowLockTest extends AbstractSessionLockTest {
 
     @Test
     void nowaitFailsWithTheServersOwnErrorCode() throws SQLException {
-        RowSql sql = RowSql.of(LockFixture.dao(dataSource).dialect());
+        RowSql sql = new RowSql(LockFixture.daos(dataSource).dialect());
         try (LockHandle ignored = a.template().acquire(name, "1");
                 Connection other = dataSource.getConnection()) {
             other.setAutoCommit(false);
@@ -111,7 +112,7 @@ class RowLockTest extends AbstractSessionLockTest {
         assumeFalse(database.server().isMariaDb(), "MySQL only");
         try (SessionLocks counted = SessionLocks.open(
                         mode(),
-                        LockFixture.dao(dataSource),
+                        LockFixture.daos(dataSource),
                         new org.springframework.jdbc.datasource.DriverManagerDataSource(
                                 database.jdbcUrl() + "&" + StatementCounter.URL_PARAMETER,
                                 database.username(),

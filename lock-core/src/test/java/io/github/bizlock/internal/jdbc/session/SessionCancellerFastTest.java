@@ -8,6 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.bizlock.Await;
 import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.internal.engine.LockEngine;
+import io.github.bizlock.internal.jdbc.dialect.ServerErrors;
+import io.github.bizlock.internal.jdbc.dialect.SessionSql;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.lang.reflect.InvocationTargetException;
@@ -88,7 +90,7 @@ class SessionCancellerFastTest {
                 // MariaDB ends a killed SLEEP with 1 instead of 0.
                 row.next();
             } catch (SQLException killed) {
-                assertThat(killed.getErrorCode()).isEqualTo(SessionSupport.ER_QUERY_INTERRUPTED);
+                assertThat(killed.getErrorCode()).isEqualTo(ServerErrors.ER_QUERY_INTERRUPTED);
             }
             watch.close();
 

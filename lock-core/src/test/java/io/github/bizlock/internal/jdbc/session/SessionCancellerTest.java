@@ -3,6 +3,8 @@ package io.github.bizlock.internal.jdbc.session;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bizlock.Await;
+import io.github.bizlock.internal.jdbc.dialect.ServerErrors;
+import io.github.bizlock.internal.jdbc.dialect.SessionSql;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
@@ -213,7 +215,7 @@ class SessionCancellerTest {
         try {
             statement.execute("SELECT SLEEP(5)");
         } catch (SQLException ex) {
-            assertThat(ex.getErrorCode()).isEqualTo(SessionSupport.ER_QUERY_INTERRUPTED);
+            assertThat(ex.getErrorCode()).isEqualTo(ServerErrors.ER_QUERY_INTERRUPTED);
         } finally {
             watch.close();
         }

@@ -1,5 +1,6 @@
 package io.github.bizlock.internal.jdbc.session;
 
+import io.github.bizlock.internal.jdbc.dialect.SessionSql;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;

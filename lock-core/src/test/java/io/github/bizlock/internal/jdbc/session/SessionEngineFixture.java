@@ -3,7 +3,7 @@ package io.github.bizlock.internal.jdbc.session;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
@@ -35,7 +35,7 @@ public abstract class SessionEngineFixture<E extends SessionLockEngine> {
     /** Plain connections to the test database, for the test's own statements. */
     protected DataSource plain;
 
-    protected LeaseDao dao;
+    protected LockDaos daos;
     protected SessionConnections aSessions;
     protected SessionConnections bSessions;
     protected E a;
@@ -62,7 +62,7 @@ public abstract class SessionEngineFixture<E extends SessionLockEngine> {
     }
 
     /** An engine of the mode under test, holding at most two sessions from {@code sessions}. */
-    protected abstract E engine(LeaseDao dao, DataSource sessions, String owner);
+    protected abstract E engine(LockDaos daos, DataSource sessions, String owner);
 
     @BeforeAll
     static void createSchema(DataSource dataSource) {
@@ -73,11 +73,11 @@ public abstract class SessionEngineFixture<E extends SessionLockEngine> {
     void engines(TestDatabase database, TestInfo test) {
         this.database = database;
         plain = new DriverManagerDataSource(database.jdbcUrl(), database.username(), database.password());
-        dao = LockFixture.dao(database.dataSource());
+        daos = LockFixture.daos(database.dataSource());
         aSessions = new SessionConnections(plain);
         bSessions = new SessionConnections(plain);
-        a = engine(dao, aSessions, "a");
-        b = engine(dao, bSessions, "b");
+        a = engine(daos, aSessions, "a");
+        b = engine(daos, bSessions, "b");
         key = new LockKey("engine", test.getDisplayName() + "-" + UUID.randomUUID());
     }
 

@@ -34,7 +34,7 @@ public final class SessionHolderMain {
     private static void run(ParentLink parent, List<String> args) throws Exception {
         LockMode mode = LockMode.valueOf(args.get(0));
         DriverManagerDataSource dataSource = new DriverManagerDataSource(args.get(1), args.get(2), args.get(3));
-        SessionLocks locks = SessionLocks.open(mode, LockFixture.dao(dataSource), dataSource, 2);
+        SessionLocks locks = SessionLocks.open(mode, LockFixture.daos(dataSource), dataSource, 2);
         LockHandle handle = locks.template().acquire(args.get(4), args.get(5));
         parent.answer("HELD " + handle.fencingToken());
         parent.awaitEnd();

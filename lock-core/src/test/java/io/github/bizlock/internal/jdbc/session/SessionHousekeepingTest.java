@@ -8,6 +8,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -51,14 +52,16 @@ class SessionHousekeepingTest {
     @Test
     void purgesUnusedTokenAndLockRowsSkipsHeldOnesAndTokensKeepRising(TestDatabase database) throws Exception {
         JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
-        LeaseDao dao = LockFixture.dao(database.dataSource());
+        LockDaos daos = LockFixture.daos(database.dataSource());
+        LeaseDao dao = daos.leases();
         // A name per mode: each lock name is bound to one mode.
         LockKey rowKey = new LockKey("hk-row", "row");
         LockKey namedKey = new LockKey("hk-named", "named");
         LockKey heldKey = new LockKey("hk-row", "held");
-        try (SessionLocks row = SessionLocks.open(LockMode.ROW, dao, SessionLocks.dedicated(database.dataSource()), 4);
+        try (SessionLocks row =
+                        SessionLocks.open(LockMode.ROW, daos, SessionLocks.dedicated(database.dataSource()), 4);
                 SessionLocks named =
-                        SessionLocks.open(LockMode.NAMED, dao, SessionLocks.dedicated(database.dataSource()), 4);
+                        SessionLocks.open(LockMode.NAMED, daos, SessionLocks.dedicated(database.dataSource()), 4);
                 LockManager lease = LockFixture.manager(database.dataSource()).build()) {
             long rowToken = 0;
             long namedToken = 0;
@@ -75,7 +78,7 @@ class SessionHousekeepingTest {
                     .orElseThrow();
             held.fencingToken(); // issuing it renews the token row
 
-            int purged = new Housekeeper(dao, lease, Duration.ofHours(1), 100).runOnce();
+            int purged = new Housekeeper(daos.housekeeping(), lease, Duration.ofHours(1), 100).runOnce();
 
             // The held lock's token, just issued, renewed its token row; the other two token rows and the free lock
             // row are old.

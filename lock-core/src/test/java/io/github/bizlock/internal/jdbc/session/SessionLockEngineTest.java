@@ -11,7 +11,7 @@ import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.dialect.GaleraDialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.test.TestDatabase;
@@ -49,22 +49,22 @@ class SessionLockEngineTest {
     private static final LockKey KEY = new LockKey("order", "42");
     private static final Duration LEASE = Duration.ofSeconds(3);
 
-    private LeaseDao dao;
+    private LockDaos dao;
     private OpenedConnections plain;
     private ScriptedSteps steps;
     private SessionLockEngine engine;
 
     @BeforeEach
     void engine(TestDatabase database) {
-        dao = LockFixture.dao(database.dataSource());
+        dao = LockFixture.daos(database.dataSource());
         plain = new OpenedConnections(
                 new DriverManagerDataSource(database.jdbcUrl(), database.username(), database.password()));
         steps = new ScriptedSteps();
         engine = engine(dao, Duration.ofSeconds(1));
     }
 
-    private SessionLockEngine engine(LeaseDao dao, Duration heartbeat) {
-        return new SessionLockEngine(dao, plain, 2, "owner", heartbeat, steps);
+    private SessionLockEngine engine(LockDaos dao, Duration heartbeat) {
+        return new SessionLockEngine(dao.dialect(), plain, 2, "owner", heartbeat, steps);
     }
 
     @AfterEach
@@ -432,11 +432,10 @@ class SessionLockEngineTest {
 
     @Test
     void onAClusterWhereEveryNodeTakesWritesAnAcquisitionIsRefusedBeforeItBorrowsASession(TestDatabase database) {
-        LeaseDao galera = new LeaseDao(
+        LockDaos galera = LockDaos.of(
                 database.dataSource(),
                 new DataSourceTransactionManager(database.dataSource()),
-                GaleraDialects.mariaDbNode(TableName.DEFAULT),
-                TableName.DEFAULT);
+                GaleraDialects.mariaDbNode(TableName.DEFAULT));
         try (SessionLockEngine refused = engine(galera, Duration.ofSeconds(1))) {
             steps.outcomes(Outcome.ACQUIRED);
 

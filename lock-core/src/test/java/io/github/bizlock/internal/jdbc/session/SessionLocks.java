@@ -5,7 +5,7 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.internal.engine.LockEngine;
-import io.github.bizlock.internal.jdbc.LeaseDao;
+import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -35,21 +35,21 @@ public final class SessionLocks implements AutoCloseable {
     }
 
     public static SessionLocks open(LockMode mode, DataSource app, String url, String user, String password) {
-        return open(mode, LockFixture.dao(app), new DriverManagerDataSource(url, user, password), 8);
+        return open(mode, LockFixture.daos(app), new DriverManagerDataSource(url, user, password), 8);
     }
 
-    public static SessionLocks open(LockMode mode, LeaseDao dao, DataSource sessions, int maxSessions) {
-        return open(mode, dao, sessions, maxSessions, HEARTBEAT_LEASE);
+    public static SessionLocks open(LockMode mode, LockDaos daos, DataSource sessions, int maxSessions) {
+        return open(mode, daos, sessions, maxSessions, HEARTBEAT_LEASE);
     }
 
     /** With the given watchdog lease instead of the tests' short {@link #HEARTBEAT_LEASE}. */
     public static SessionLocks open(
-            LockMode mode, LeaseDao dao, DataSource sessions, int maxSessions, Duration watchdogLease) {
+            LockMode mode, LockDaos daos, DataSource sessions, int maxSessions, Duration watchdogLease) {
         String owner = InstanceId.generate();
-        LockEngine engine = engine(mode, dao, sessions, maxSessions, owner);
+        LockEngine engine = engine(mode, daos, sessions, maxSessions, owner);
         LockManager manager = LockManager.builder(owner)
                 .engine(engine)
-                .modeBindings(dao.modes())
+                .modeBindings(daos.modes())
                 .watchdogLease(watchdogLease)
                 .build();
         return new SessionLocks(manager, engine, mode);
@@ -57,16 +57,16 @@ public final class SessionLocks implements AutoCloseable {
 
     /** A lock manager builder with the mode's engine, holding sessions from the given data source. */
     public static LockManager.Builder builder(
-            LockMode mode, LeaseDao dao, DataSource sessions, int maxSessions, String owner) {
+            LockMode mode, LockDaos daos, DataSource sessions, int maxSessions, String owner) {
         return LockManager.builder(owner)
-                .engine(engine(mode, dao, sessions, maxSessions, owner))
-                .modeBindings(dao.modes());
+                .engine(engine(mode, daos, sessions, maxSessions, owner))
+                .modeBindings(daos.modes());
     }
 
-    private static LockEngine engine(LockMode mode, LeaseDao dao, DataSource sessions, int maxSessions, String owner) {
+    private static LockEngine engine(LockMode mode, LockDaos daos, DataSource sessions, int maxSessions, String owner) {
         return switch (mode) {
-            case NAMED -> SessionLockEngine.named(dao, sessions, maxSessions, owner);
-            case ROW -> SessionLockEngine.row(dao, sessions, maxSessions, owner);
+            case NAMED -> LockFixture.named(daos, sessions, maxSessions, owner);
+            case ROW -> LockFixture.row(daos, sessions, maxSessions, owner);
             case LEASE -> throw new IllegalArgumentException("not a session mode");
         };
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.bizlock.Await;
 import io.github.bizlock.ThreadPerTask;
+import io.github.bizlock.internal.jdbc.dialect.SessionSql;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.lang.reflect.InvocationTargetException;

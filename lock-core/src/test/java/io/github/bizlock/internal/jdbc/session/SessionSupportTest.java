@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.Loss;
+import io.github.bizlock.internal.jdbc.dialect.SessionSql;
 import java.net.SocketTimeoutException;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;

@@ -1,4 +1,4 @@
-package io.github.bizlock.internal.jdbc;
+package io.github.bizlock.internal.jdbc.dialect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,12 +1,7 @@
-package io.github.bizlock.internal.jdbc.session;
+package io.github.bizlock.internal.jdbc.dialect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.bizlock.internal.jdbc.LockJdbc;
-import io.github.bizlock.internal.jdbc.dialect.ClusterTopology;
-import io.github.bizlock.internal.jdbc.dialect.Dialect;
-import io.github.bizlock.internal.jdbc.dialect.Dialects;
-import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import org.junit.jupiter.api.Test;
@@ -17,12 +12,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * session's {@code innodb_lock_wait_timeout} on MySQL) and which error a failed {@code NOWAIT} reports.
  */
 @ExtendWith(TestDatabaseExtension.class)
-class RowSqlTest {
+public class RowSqlTest {
 
     @Test
     void theStatementsLockTheRowOfTheConfiguredTableAndWaitAsTheServerDoes(TestDatabase database) {
         Dialect dialect = Dialects.detect(database.dataSource(), "biz_lock");
-        RowSql sql = RowSql.of(dialect);
+        RowSql sql = new RowSql(dialect);
 
         assertThat(sql.createLockRow()).contains("INSERT IGNORE INTO biz_lock_row");
         assertThat(sql.lockRowNowait())
@@ -30,12 +25,10 @@ class RowSqlTest {
                 .contains("FROM biz_lock_row")
                 .contains("FOR UPDATE NOWAIT");
         if (dialect.product().equals("MariaDB")) {
-            assertThat(sql).isInstanceOf(RowSql.MariaDb.class);
             assertThat(sql.lockRow(7)).contains("FOR UPDATE WAIT 7").doesNotContain("NOWAIT");
             assertThat(sql.lockWaitTimeout()).isNull();
-            assertThat(sql.nowaitErrorCode()).isEqualTo(LockJdbc.ER_LOCK_WAIT_TIMEOUT);
+            assertThat(sql.nowaitErrorCode()).isEqualTo(ServerErrors.ER_LOCK_WAIT_TIMEOUT);
         } else {
-            assertThat(sql).isInstanceOf(RowSql.MySql.class);
             assertThat(sql.lockRow(7)).contains("FOR UPDATE").doesNotContain("WAIT");
             assertThat(sql.lockWaitTimeout()).isEqualTo("SET SESSION innodb_lock_wait_timeout = ?");
             assertThat(sql.nowaitErrorCode()).isEqualTo(3572);
@@ -45,9 +38,8 @@ class RowSqlTest {
     @Test
     void onMySqlARowLockWaitsForTheSessionsLockWaitTimeoutAndAFailedNowaitIs3572() throws Exception {
         // The statements are text: MySQL's are checked whatever server the tests run on.
-        RowSql sql = RowSql.of(mySqlDialect());
+        RowSql sql = new RowSql(mySqlDialect());
 
-        assertThat(sql).isInstanceOf(RowSql.MySql.class);
         assertThat(sql.lockRow(7))
                 .contains("FROM biz_lock_row")
                 .contains("FOR UPDATE")
@@ -57,7 +49,7 @@ class RowSqlTest {
     }
 
     /** The dialect of a MySQL server, whatever the server under test. */
-    static Dialect mySqlDialect() {
+    public static Dialect mySqlDialect() {
         return Dialects.forServer("MySQL", "8.0.31", TableName.DEFAULT, ClusterTopology.SINGLE_SERVER);
     }
 }
