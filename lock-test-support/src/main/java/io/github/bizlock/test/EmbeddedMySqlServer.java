@@ -38,10 +38,17 @@ public final class EmbeddedMySqlServer implements DatabaseServer {
         this.temporary = temporary;
     }
 
-    /** A server for this JVM's tests: a new data directory and a free port, both gone when the JVM exits. */
+    /**
+     * A server for this JVM's tests: a new data directory and a free port, both gone when the JVM exits, or, if it is
+     * killed, when the next one starts ({@link StaleMySqlServers}).
+     */
     static EmbeddedMySqlServer start() {
         try {
-            return start(Files.createTempDirectory(scratchDirectory(), "bizlock-mysql-"), freePort(), true);
+            Path scratch = scratchDirectory();
+            StaleMySqlServers.reap(scratch);
+            Path dataDirectory = Files.createTempDirectory(scratch, StaleMySqlServers.PREFIX);
+            StaleMySqlServers.claim(dataDirectory);
+            return start(dataDirectory, freePort(), true);
         } catch (IOException ex) {
             throw new UncheckedIOException("Could not start the embedded MySQL server", ex);
         }
