@@ -2,8 +2,8 @@ package io.github.bizlock.service;
 
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao;
-import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.jdbc.LockDaos;
+import io.github.bizlock.internal.jdbc.LockRow;
 import java.time.LocalDateTime;
 import java.util.List;
 import java.util.Objects;
