@@ -152,4 +152,85 @@ class LockConnectionPoolTest {
                                 "SELECT COUNT(*) FROM information_schema.processlist WHERE id = ?", Integer.class, id)
                         == 0);
     }
+
+    @Test
+    void aPoolNeedsAConnectionAndSaysWhatItIs() {
+        assertThatThrownBy(() -> new LockConnectionPool(plain, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least 1 connection, was 0");
+        try (LockConnectionPool pool = new LockConnectionPool(plain, 3)) {
+            assertThat(pool.toString()).startsWith("bizlock lock connection pool (3) of ");
+        }
+    }
+
+    @Test
+    void aConnectionThatCouldNotBeOpenedFreesItsPlaceForTheNextCaller() {
+        DataSource refusing = new DriverManagerDataSource("jdbc:mysql://127.0.0.1:1/none?connectTimeout=500", "x", "y");
+        try (LockConnectionPool pool = new LockConnectionPool(refusing, 1)) {
+            for (int attempt = 1; attempt <= 2; attempt++) {
+                // With its one place kept by the first failure, the second caller would wait 30 s for it instead.
+                assertThatThrownBy(pool::getConnection)
+                        .as("attempt %d", attempt)
+                        .isInstanceOf(SQLException.class)
+                        .hasMessageNotContaining("stayed busy");
+            }
+        }
+    }
+
+    @Test
+    void anIdleConnectionThatPassesItsCheckIsLentAgain() throws Exception {
+        try (LockConnectionPool pool = new LockConnectionPool(plain, 1, Duration.ZERO)) {
+            long id;
+            try (Connection first = pool.getConnection()) {
+                id = connectionId(first);
+            }
+            try (Connection next = pool.getConnection()) {
+                assertThat(connectionId(next))
+                        .as("checked, found valid, reused")
+                        .isEqualTo(id);
+            }
+        }
+    }
+
+    @Test
+    void aConnectionItsDriverClosedIsDroppedWhenGivenBack() throws Exception {
+        try (LockConnectionPool pool = new LockConnectionPool(plain, 1)) {
+            Connection lent = pool.getConnection();
+            long id = connectionId(lent);
+            Connection physical = lent.unwrap(Connection.class);
+            physical.close(); // as the driver does after a read timeout or a network failure
+            assertThat(lent.isClosed())
+                    .as("a handle whose connection was closed")
+                    .isTrue();
+            lent.close();
+
+            try (Connection next = pool.getConnection()) {
+                assertThat(connectionId(next)).isNotEqualTo(id);
+            }
+        }
+    }
+
+    @Test
+    void aConnectionGivenBackAfterThePoolClosedIsClosed() throws Exception {
+        LockConnectionPool pool = new LockConnectionPool(plain, 2);
+        Connection lent = pool.getConnection();
+        Connection physical = lent.unwrap(Connection.class);
+        pool.close();
+        lent.close();
+
+        assertThat(physical.isClosed()).isTrue();
+    }
+
+    @Test
+    void aHandleEqualsOnlyItselfAndNamesItsConnection() throws Exception {
+        try (LockConnectionPool pool = new LockConnectionPool(plain, 2);
+                Connection one = pool.getConnection();
+                Connection other = pool.getConnection()) {
+            assertThat(one).isEqualTo(one).isNotEqualTo(other).hasSameHashCodeAs(one);
+            assertThat(one.equals(null)).isFalse();
+            assertThat(one.hashCode()).isEqualTo(System.identityHashCode(one));
+            assertThat(one.toString()).startsWith("bizlock lock connection ");
+            assertThat(one.isClosed()).isFalse();
+        }
+    }
 }
