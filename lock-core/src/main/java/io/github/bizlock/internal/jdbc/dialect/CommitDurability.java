@@ -36,7 +36,7 @@ final class CommitDurability {
                     + " commits");
         }
         String syncBinlog = settings.get("sync_binlog");
-        if (isOn(settings.get("log_bin")) && syncBinlog != null && !"1".equals(syncBinlog)) {
+        if (TopologyProbe.on(settings.get("log_bin")) && syncBinlog != null && !"1".equals(syncBinlog)) {
             hazards.add("log_bin=ON with sync_binlog=" + syncBinlog + " lets a crash of the machine lose binary log"
                     + " entries, and the restarted server rolls back the commits whose entries are missing");
         }
@@ -47,9 +47,5 @@ final class CommitDurability {
                 + " granted again after the restart, while its holder from before the crash still acts on it. Set"
                 + " innodb_flush_log_at_trx_commit=1 and, with binary logging on, sync_binlog=1 (the servers' defaults)"
                 + " for locks and tokens that survive a crash.";
-    }
-
-    private static boolean isOn(@Nullable String value) {
-        return value != null && (value.equalsIgnoreCase("ON") || value.equals("1"));
     }
 }

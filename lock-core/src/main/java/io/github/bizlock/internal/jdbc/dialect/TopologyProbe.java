@@ -7,6 +7,7 @@ import java.sql.Statement;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -115,7 +116,8 @@ final class TopologyProbe {
         return settings;
     }
 
-    private static boolean on(String value) {
+    /** Whether a setting as the server lists it is on: {@code ON} in any case, or {@code 1}. */
+    static boolean on(@Nullable String value) {
         return value != null && (value.equalsIgnoreCase("ON") || value.equals("1"));
     }
 }
