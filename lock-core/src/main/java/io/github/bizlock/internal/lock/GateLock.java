@@ -74,14 +74,10 @@ final class GateLock {
 
         @Override
         protected boolean tryAcquire(int count) {
-            return tryTake(count, fair);
-        }
-
-        boolean tryTake(int count, boolean queueFirst) {
             Thread current = Thread.currentThread();
             int holds = getState();
             if (holds == 0) {
-                if ((!queueFirst || !hasQueuedPredecessors()) && compareAndSetState(0, count)) {
+                if ((!fair || !hasQueuedPredecessors()) && compareAndSetState(0, count)) {
                     setExclusiveOwnerThread(current);
                     return true;
                 }
