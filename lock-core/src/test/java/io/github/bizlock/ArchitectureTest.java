@@ -18,6 +18,7 @@ import io.github.bizlock.aop.InvalidDistributedLockException;
 import io.github.bizlock.aop.RollbackOnLockLost;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import io.github.bizlock.service.BizLockDao;
+import io.github.bizlock.service.DatabaseRefusals;
 import io.github.bizlock.service.LockDefaults;
 import io.github.bizlock.service.LockObserver;
 import io.github.bizlock.service.LockService;
@@ -76,7 +77,9 @@ class ArchitectureTest {
             LockObserver.Outcome.class,
             LockObserver.Acquisition.class,
             LockTables.class,
-            LockDefaults.class);
+            LockDefaults.class,
+            // What a step beside the service (the starter's migration, its first connection) makes of a refusal.
+            DatabaseRefusals.class);
 
     private static final String INTERNAL = "..internal..";
 

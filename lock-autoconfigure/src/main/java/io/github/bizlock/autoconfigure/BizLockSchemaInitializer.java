@@ -1,5 +1,6 @@
 package io.github.bizlock.autoconfigure;
 
+import io.github.bizlock.service.DatabaseRefusals;
 import io.github.bizlock.service.LockDefaults;
 import io.github.bizlock.service.LockTables;
 import java.sql.SQLException;
@@ -10,7 +11,6 @@ import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -25,12 +25,6 @@ final class BizLockSchemaInitializer implements Consumer<LockTables> {
 
     private static final Logger log = LoggerFactory.getLogger(BizLockSchemaInitializer.class);
 
-    /** ER_TABLEACCESS_DENIED_ERROR: "CREATE command denied to user ... for table ...". */
-    private static final int ER_TABLEACCESS_DENIED = 1142;
-
-    /** ER_DBACCESS_DENIED_ERROR: "Access denied for user ... to database ...". */
-    private static final int ER_DBACCESS_DENIED = 1044;
-
     private final boolean migrate;
 
     /** @param migrate whether to apply the migrations (otherwise only check) */
@@ -41,7 +35,7 @@ final class BizLockSchemaInitializer implements Consumer<LockTables> {
     /** How long an instance waits for another one's migration of the lock tables before it fails to start. */
     static final Duration MIGRATION_WAIT = Duration.ofMinutes(5);
 
-    /** Attempts at a migration that the server rolled back for a conflict (1213 / SQL state 40001). */
+    /** Attempts at a migration that the server rolled back for a conflict. */
     private static final int MIGRATION_ATTEMPTS = 3;
 
     /** The Flyway history table of bizlock's migrations for a lock table. */
@@ -73,7 +67,7 @@ final class BizLockSchemaInitializer implements Consumer<LockTables> {
             tables.runExclusively(MIGRATION_WAIT, () -> FlywayMigration.apply(dataSource, table, tables));
         } catch (RuntimeException ex) {
             // Caught as RuntimeException, not FlywayException: this class must load without Flyway on the classpath.
-            SQLException denied = deniedBy(ex);
+            SQLException denied = DatabaseRefusals.rightsRefused(ex);
             if (denied == null) {
                 throw ex;
             }
@@ -145,34 +139,13 @@ final class BizLockSchemaInitializer implements Consumer<LockTables> {
                 try {
                     return flyway.migrate();
                 } catch (RuntimeException ex) {
-                    if (attempt >= MIGRATION_ATTEMPTS || !rolledBackForConflict(ex)) {
+                    if (attempt >= MIGRATION_ATTEMPTS || !DatabaseRefusals.rolledBackForConflict(ex)) {
                         throw ex;
                     }
                     log.warn("bizlock's migration was rolled back for a conflict ({}); trying again", ex.getMessage());
                 }
             }
         }
-
-        private static boolean rolledBackForConflict(Throwable ex) {
-            for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-                if (cause instanceof SQLException sql
-                        && (sql.getErrorCode() == 1213 || "40001".equals(sql.getSQLState()))) {
-                    return true;
-                }
-            }
-            return false;
-        }
-    }
-
-    /** The server's refusal of a statement for lack of rights, in the failure's causes, or {@code null}. */
-    private static @Nullable SQLException deniedBy(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql
-                    && (sql.getErrorCode() == ER_TABLEACCESS_DENIED || sql.getErrorCode() == ER_DBACCESS_DENIED)) {
-                return sql;
-            }
-        }
-        return null;
     }
 
     /** The database (schema) the lock DataSource connects to. */

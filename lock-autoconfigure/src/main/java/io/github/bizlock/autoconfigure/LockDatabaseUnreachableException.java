@@ -1,5 +1,6 @@
 package io.github.bizlock.autoconfigure;
 
+import io.github.bizlock.service.DatabaseRefusals;
 import java.sql.SQLException;
 import java.util.List;
 import javax.sql.DataSource;
@@ -20,9 +21,6 @@ final class LockDatabaseUnreachableException extends IllegalStateException {
     static final String WHAT_TO_CHECK = "that the database is running and reachable from this host, and that the lock"
             + " DataSource's URL and credentials are right: spring.datasource.url, spring.datasource.username and"
             + " spring.datasource.password, or those of the DataSource bean named by bizlock.datasource";
-
-    /** ER_ACCESS_DENIED_ERROR: "Access denied for user ... (using password: YES)". */
-    private static final int ER_ACCESS_DENIED = 1045;
 
     private final @Nullable String url;
     private final String reason;
@@ -82,13 +80,7 @@ final class LockDatabaseUnreachableException extends IllegalStateException {
      * that is down.
      */
     boolean credentialsRefused() {
-        for (Throwable cause = getCause(); cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql
-                    && (sql.getErrorCode() == ER_ACCESS_DENIED || "28000".equals(sql.getSQLState()))) {
-                return true;
-            }
-        }
-        return false;
+        return DatabaseRefusals.credentialsRefused(this);
     }
 
     @Nullable

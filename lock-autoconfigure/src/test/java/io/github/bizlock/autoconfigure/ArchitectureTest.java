@@ -7,6 +7,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import io.github.bizlock.ArchitectureRules;
+import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -60,6 +61,16 @@ class ArchitectureTest {
                 .dependOnClassesThat(resideInAPackage("io.github.bizlock..")
                         .and(not(resideInAnyPackage(LOCK_CORE_PUBLIC)))
                         .and(not(resideInAnyPackage(OWN))))
+                .check(AUTOCONFIGURE);
+    }
+
+    /** What the server's error codes mean is the dialect's to say, in one place per dialect (docs/dialects.md). */
+    @Test
+    void readsNoServerErrorCode() {
+        noClasses()
+                .should()
+                .callMethod(SQLException.class, "getErrorCode")
+                .because("the starter asks io.github.bizlock.service.DatabaseRefusals what a refusal means")
                 .check(AUTOCONFIGURE);
     }
 }

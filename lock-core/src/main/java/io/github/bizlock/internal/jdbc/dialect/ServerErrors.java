@@ -1,6 +1,8 @@
 package io.github.bizlock.internal.jdbc.dialect;
 
 import java.sql.SQLException;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
@@ -48,6 +50,21 @@ public final class ServerErrors {
 
     /** {@code KILL QUERY} of a connection id the server does not run. */
     public static final int ER_NO_SUCH_THREAD = 1094;
+
+    /** ER_ACCESS_DENIED_ERROR: "Access denied for user ... (using password: YES)", the credentials refused. */
+    public static final int ER_ACCESS_DENIED = 1045;
+
+    /** ER_DBACCESS_DENIED_ERROR: "Access denied for user ... to database ...". */
+    public static final int ER_DBACCESS_DENIED = 1044;
+
+    /** ER_TABLEACCESS_DENIED_ERROR: "CREATE command denied to user ... for table ...". */
+    public static final int ER_TABLEACCESS_DENIED = 1142;
+
+    /** The SQL state of refused credentials ("invalid authorization specification"), whatever the driver's code. */
+    private static final String INVALID_AUTHORIZATION = "28000";
+
+    /** The SQL state of a transaction the server rolled back for a conflict (a deadlock, a certification failure). */
+    private static final String SERIALIZATION_FAILURE = "40001";
 
     private ServerErrors() {}
 
@@ -106,6 +123,43 @@ public final class ServerErrors {
             }
         }
         return false;
+    }
+
+    /** Whether the server answered a connection attempt and refused its credentials, anywhere in the causes. */
+    public static boolean credentialsRefused(Throwable failure) {
+        return firstSql(
+                        failure,
+                        sql -> sql.getErrorCode() == ER_ACCESS_DENIED
+                                || INVALID_AUTHORIZATION.equals(sql.getSQLState()))
+                != null;
+    }
+
+    /** The server's refusal of a statement for lack of rights on a database or table, in the causes, or {@code null}. */
+    public static @Nullable SQLException rightsRefused(Throwable failure) {
+        return firstSql(
+                failure,
+                sql -> sql.getErrorCode() == ER_TABLEACCESS_DENIED || sql.getErrorCode() == ER_DBACCESS_DENIED);
+    }
+
+    /**
+     * Whether the server rolled a transaction back for a conflict (1213, SQL state 40001), anywhere in the causes: a
+     * deadlock, or a cluster's certification failure, which a new attempt may not meet.
+     */
+    public static boolean rolledBackForConflict(Throwable failure) {
+        return firstSql(
+                        failure,
+                        sql -> sql.getErrorCode() == ER_LOCK_DEADLOCK
+                                || SERIALIZATION_FAILURE.equals(sql.getSQLState()))
+                != null;
+    }
+
+    private static @Nullable SQLException firstSql(Throwable failure, Predicate<SQLException> test) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && test.test(sql)) {
+                return sql;
+            }
+        }
+        return null;
     }
 
     /** The server's error code in the first {@link SQLException} of the cause chain, or 0. */

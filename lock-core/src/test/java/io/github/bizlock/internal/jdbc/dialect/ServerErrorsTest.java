@@ -52,6 +52,48 @@ class ServerErrorsTest {
     }
 
     @Test
+    void refusedCredentialsAreToldByTheirCodeOrSqlStateAnywhereInTheCauses() {
+        SQLException byCode = new SQLException("Access denied for user 'app'@'localhost'", "HY000", 1045);
+        assertThat(ServerErrors.credentialsRefused(new IllegalStateException("start", byCode)))
+                .isTrue();
+        assertThat(ServerErrors.credentialsRefused(new SQLException("denied", "28000", 0)))
+                .isTrue();
+        assertThat(ServerErrors.credentialsRefused(new SQLException("Connection refused", "08S01", 0)))
+                .isFalse();
+        assertThat(ServerErrors.credentialsRefused(new RuntimeException("no SQL exception")))
+                .isFalse();
+    }
+
+    @Test
+    void missingRightsOnADatabaseOrTableAreToldWithTheServersOwnRefusal() {
+        SQLException table = new SQLException("CREATE command denied", "42000", 1142);
+        SQLException database = new SQLException("Access denied for user to database", "42000", 1044);
+        assertThat((Throwable) ServerErrors.rightsRefused(new RuntimeException("migrate", table)))
+                .isSameAs(table);
+        assertThat((Throwable)
+                        ServerErrors.rightsRefused(new RuntimeException("wrapped", new RuntimeException(database))))
+                .isSameAs(database);
+        assertThat((Throwable) ServerErrors.rightsRefused(new SQLException("Access denied", "28000", 1045)))
+                .as("refused credentials are not missing rights")
+                .isNull();
+        assertThat((Throwable) ServerErrors.rightsRefused(failure(1062))).isNull();
+    }
+
+    @Test
+    void aTransactionRolledBackForAConflictIsToldByItsCodeOrSqlStateAnywhereInTheCauses() {
+        assertThat(ServerErrors.rolledBackForConflict(
+                        new RuntimeException("migrate", new SQLException("x", "HY000", 1213))))
+                .isTrue();
+        assertThat(ServerErrors.rolledBackForConflict(new SQLException("serialization failure", "40001", 0)))
+                .isTrue();
+        assertThat(ServerErrors.rolledBackForConflict(new RuntimeException(
+                        "first", new SQLException("dup", "23000", 1062, new SQLException("x", "40001")))))
+                .as("a later SQL exception of the causes counts")
+                .isTrue();
+        assertThat(ServerErrors.rolledBackForConflict(failure(1205))).isFalse();
+    }
+
+    @Test
     void aDuplicateKeyAndAMissingTableOrColumnAreToldByTheirCodes() {
         assertThat(ServerErrors.duplicateKey(failure(1062))).isTrue();
         assertThat(ServerErrors.duplicateKey(failure(1205))).isFalse();
