@@ -11,6 +11,8 @@ import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
+import io.github.bizlock.LockTest;
+import io.github.bizlock.Locks;
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.annotation.OnFailure;
 import io.github.bizlock.internal.engine.LockKey;
@@ -18,17 +20,14 @@ import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.LockManager;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.SimpleTransactionStatus;
@@ -41,7 +40,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * released when it returns or throws (or when the surrounding transaction ends), and what a call that does not get it
  * does. The lock state is read from the lock table, so a release that never happened cannot pass.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AnnotatedMethodReleaseTest {
 
@@ -139,22 +138,16 @@ class AnnotatedMethodReleaseTest {
     private Orders orders;
 
     @BeforeAll
-    void setUp(DataSource dataSource) {
+    void setUp(Locks fixture) {
+        DataSource dataSource = fixture.dataSource();
         this.dataSource = dataSource;
-        LockFixture.createSchema(dataSource);
-        dao = LockFixture.dao(dataSource);
-        manager = LockFixture.manager(dataSource).build();
-        elsewhere = LockFixture.manager(dataSource).build();
+        dao = fixture.dao();
+        manager = fixture.manager();
+        elsewhere = fixture.manager();
         locks = LockFixture.template(manager);
         otherInstance = LockFixture.template(elsewhere);
         target = new Orders();
         orders = proxy(target);
-    }
-
-    @AfterAll
-    void tearDown() {
-        manager.close();
-        elsewhere.close();
     }
 
     private boolean heldInTheDatabase(String id) {

@@ -5,18 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockTemplate;
+import io.github.bizlock.LockTest;
+import io.github.bizlock.Locks;
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.LockManager;
-import io.github.bizlock.test.TestDatabaseExtension;
-import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.aop.framework.autoproxy.DefaultAdvisorAutoProxyCreator;
 import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -25,7 +23,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /** {@code @DistributedLock} in a Spring application without Spring Boot: the advisor and its method check by hand. */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PlainSpringMethodCheckTest {
 
@@ -57,16 +55,10 @@ class PlainSpringMethodCheckTest {
     private LockTemplate locks;
 
     @BeforeAll
-    void setUp(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-        dao = LockFixture.dao(dataSource);
-        manager = LockFixture.manager(dataSource).build();
+    void setUp(Locks fixture) {
+        dao = fixture.dao();
+        manager = fixture.manager();
         locks = LockFixture.template(manager);
-    }
-
-    @AfterAll
-    void tearDown() {
-        manager.close();
     }
 
     private AnnotationConfigApplicationContext context(boolean autoProxy) {

@@ -6,18 +6,16 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.lock.LockManager;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -26,15 +24,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * by anyone. It must not be renewed for the life of the JVM: its holder is reported lost and the lock is freed, for
  * the threads of this process that wait for it as for other instances.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 class AbandonedHoldTest {
 
     private static final Duration WATCHDOG_LEASE = Duration.ofSeconds(3);
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
 
     @ParameterizedTest
     @EnumSource(LockMode.class)

@@ -7,10 +7,10 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabase;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -18,11 +18,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
@@ -38,7 +35,7 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  * On a Galera cluster ({@code BIZLOCK_TEST_DB=galera}) the holder writes through node 1 and the contender through node
  * 2, so the row it judges is node 1's, replicated; elsewhere both use the one server.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class LeaseClockSkewTest {
 
@@ -46,11 +43,6 @@ class LeaseClockSkewTest {
     private static final Duration SKEW = Duration.ofSeconds(3);
     /** Polling, connecting and a busy machine's scheduling: how late after the bound a takeover may come. */
     private static final Duration LATENESS = Duration.ofMillis(2_500);
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
 
     @Test
     void aNodeWhoseClockIsAheadTakesAFixedLeaseOverThatMuchEarlyAndNoEarlier(TestDatabase database) throws Exception {

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabase;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
@@ -15,14 +15,11 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -35,7 +32,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 @Tag("cross-jvm")
 @Tag("faults")
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 class FaultHarnessTest {
 
     /** Long enough that renewals on new connections after a KILL or a reset keep a LEASE row on a loaded machine. */
@@ -55,11 +52,6 @@ class FaultHarnessTest {
     private LockManager manager;
     private Contender contender;
     private String prefix;
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
 
     @BeforeEach
     void start(TestDatabase database, TestInfo test) throws InterruptedException {

@@ -6,13 +6,12 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.test.TestDatabase;
-import io.github.bizlock.test.TestDatabaseExtension;
 import io.github.bizlock.test.TestDatabases;
 import java.sql.Connection;
 import java.time.Duration;
@@ -20,20 +19,13 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /** What a {@link LockService} keeps apart from the rest of the server and of the application. */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 class LockServiceIsolationTest {
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
 
     private static LockService.Builder named(TestDatabase database) {
         DataSource sessions = new DriverManagerDataSource(database.jdbcUrl(), database.username(), database.password());

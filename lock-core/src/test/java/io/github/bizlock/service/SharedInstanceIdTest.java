@@ -2,19 +2,16 @@ package io.github.bizlock.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockOptions;
-import io.github.bizlock.test.TestDatabaseExtension;
+import io.github.bizlock.LockTest;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
@@ -22,15 +19,10 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  * service name). Two processes with one configured id must still be two owners: an acquisition retried after a dropped
  * connection takes back only its own possibly committed row, never a live lease of the other replica.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 class SharedInstanceIdTest {
 
     private static final String SHARED_ID = "billing-service";
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
 
     @Test
     void aReplicaWhoseConnectionDroppedDoesNotTakeTheLiveLeaseOfAnotherWithTheSameConfiguredId(DataSource dataSource)

@@ -3,12 +3,11 @@ package io.github.bizlock.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.test.TestDatabase;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -18,9 +17,7 @@ import java.sql.Statement;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
@@ -30,13 +27,8 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * where ROW and NAMED locks lock one node only. It must fail closed: refuse them, saying why and what to do, until the
  * settings can be read, and read them again at a later lock.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 class UnreadableTopologyTest {
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
 
     @Test
     void rowAndNamedLocksAreRefusedUntilTheSettingsCanBeReadThenWork(TestDatabase database) {

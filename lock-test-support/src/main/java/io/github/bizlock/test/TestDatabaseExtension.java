@@ -41,7 +41,11 @@ public final class TestDatabaseExtension implements BeforeAllCallback, AfterAllC
         return parameter.getParameter().getType() == TestDatabase.class ? database : database.dataSource();
     }
 
-    private static TestDatabase database(ExtensionContext context) {
+    /**
+     * The test class's database, created on first use: for another extension that sets the database up (before
+     * the class's first test when it asks in its {@code beforeAll}).
+     */
+    public static TestDatabase database(ExtensionContext context) {
         ExtensionContext classContext = context;
         while (classContext.getTestMethod().isPresent()
                 && classContext.getParent().isPresent()) {

@@ -7,11 +7,11 @@ import io.github.bizlock.Await;
 import io.github.bizlock.CountingDataSource;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockLostException;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.SwitchableDataSource;
 import io.github.bizlock.internal.jdbc.HousekeepingDao;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.internal.lock.LockObserver;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -19,10 +19,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -30,7 +28,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * reports, that it stops once its lock is lost, and its schedule on a daemon thread. Rows are written aged by two hours
  * straight into the tables; the engines' tests show which rows a purge may delete.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 class HousekeeperTest {
 
     private static final Duration HOUR = Duration.ofHours(1);
@@ -41,11 +39,6 @@ class HousekeeperTest {
     HousekeeperTest(DataSource dataSource) {
         this.dataSource = dataSource;
         this.jdbc = new JdbcTemplate(dataSource);
-    }
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
     }
 
     /** Every test counts the rows it purges: none left over from another. */

@@ -3,10 +3,9 @@ package io.github.bizlock.internal.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bizlock.CountingDataSource;
-import io.github.bizlock.LockFixture;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +15,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -26,7 +24,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Housekeeping's own transaction, for the ROW lock rows it reads then deletes: a new one, whatever the caller has open,
  * at READ COMMITTED; and no write at all when nothing is old enough to go.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HousekeepingDaoTest {
 
@@ -39,7 +37,6 @@ class HousekeepingDaoTest {
     void createSchema(DataSource dataSource) {
         this.dataSource = dataSource;
         this.jdbc = new JdbcTemplate(dataSource);
-        LockFixture.createSchema(dataSource);
     }
 
     @BeforeEach

@@ -3,9 +3,9 @@ package io.github.bizlock.internal.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bizlock.LockFixture;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao.HeldToken;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
@@ -15,14 +15,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The LEASE statements that the engine suites reach only through rare paths: taking a lock back from this same owner
  * after a write whose answer was lost, releasing many locks in one statement, and listing the held ones.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LeaseSqlTest {
 
@@ -33,7 +32,6 @@ class LeaseSqlTest {
 
     @BeforeAll
     void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
         jdbc = new JdbcTemplate(dataSource);
         dao = LockFixture.dao(dataSource);
     }

@@ -6,12 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.github.bizlock.LockFixture;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.internal.jdbc.dialect.ClusterTopology;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.ServerErrors;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -28,7 +27,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.DuplicateKeyException;
@@ -42,7 +40,7 @@ import org.springframework.jdbc.datasource.SingleConnectionDataSource;
  * deadline, with the connection and the caller's interrupt status handed back as they were; causal reads; the
  * classification of failures and the retry of transient ones.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LockJdbcTest {
 
@@ -56,7 +54,6 @@ class LockJdbcTest {
     void createTables(DataSource dataSource) {
         this.dataSource = dataSource;
         this.jdbc = new JdbcTemplate(dataSource);
-        LockFixture.createSchema(dataSource);
         jdbc.execute("CREATE TABLE jdbc_probe (id INT PRIMARY KEY, v BIGINT NOT NULL)");
         db = new LockJdbc(dataSource, dataSource, Dialects.detect(dataSource, TableName.DEFAULT));
     }

@@ -8,11 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.ProxiedLockPool;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.test.FreezingProxy;
 import io.github.bizlock.test.TestDatabase;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -20,12 +20,11 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /** Fencing tokens of ROW and NAMED locks: at least one per issue, and none without the token floor's row. */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TokenIssuerTest {
 
@@ -34,7 +33,6 @@ class TokenIssuerTest {
 
     @BeforeAll
     void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
         jdbc = new JdbcTemplate(dataSource);
         tokens = LockFixture.daos(dataSource).tokens();
     }

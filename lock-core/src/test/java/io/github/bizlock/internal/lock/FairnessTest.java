@@ -3,24 +3,17 @@ package io.github.bizlock.internal.lock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.bizlock.LockFixture;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.TurnOrder;
-import io.github.bizlock.test.TestDatabaseExtension;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * By default, threads of one process get a contended lock in the order they asked for it: the thread that releases it
  * and asks again, running while the others are parked, never passes them.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 class FairnessTest {
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
 
     @Test
     void byDefaultALockGoesToTheThreadsInTheOrderTheyAskedForIt(DataSource dataSource) throws Exception {

@@ -10,18 +10,16 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -29,15 +27,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * R17, shutdown: a redeploy frees its locks at once in every mode. Holders get the grace period to unlock; the locks
  * still held then are reported lost to their holders and released; nothing is acquired once the shutdown began.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 class LockManagerShutdownTest {
 
     private DataSource dataSource;
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
 
     @BeforeEach
     void connect(DataSource dataSource) {

@@ -7,6 +7,7 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockModeConflictException;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.dialect.ClusterTopology;
@@ -14,7 +15,6 @@ import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.internal.jdbc.session.SessionLocks;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -35,7 +35,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
@@ -44,7 +43,7 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * and a call that asks for another mode is refused, since locks of different modes would not exclude each other.
  * Each test uses names of its own; the database is shared by the class.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ModeBindingTest {
 
@@ -56,7 +55,6 @@ class ModeBindingTest {
     void createSchema(DataSource dataSource) {
         this.dataSource = dataSource;
         this.jdbc = new JdbcTemplate(dataSource);
-        LockFixture.createSchema(dataSource);
     }
 
     @AfterEach

@@ -2,19 +2,16 @@ package io.github.bizlock.internal.jdbc.dialect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LockDaos;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.OptionalLong;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 /**
@@ -22,13 +19,8 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * statement for the cluster from then on, the token floor's take-over included: a statement rendered at start for the
  * server's own reign would never take the floor over for the cluster's, and every token would then fail.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 class TopologyReadLaterTest {
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
 
     @Test
     void tokensAreIssuedForTheClusterOnceItsTopologyIsRead(DataSource dataSource) throws SQLException {

@@ -9,6 +9,7 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockReleaseException;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.ProxiedLockPool;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao;
@@ -18,7 +19,6 @@ import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.internal.lock.LockObserver;
 import io.github.bizlock.test.FreezingProxy;
 import io.github.bizlock.test.TestDatabase;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,10 +31,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.dao.DataAccessException;
 
 /**
@@ -43,7 +40,7 @@ import org.springframework.dao.DataAccessException;
  * connection is dropped and the next statement gets a live one: neither the renewer of the instance's LEASE locks nor
  * the releases may stay stuck on it.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 class LeaseFrozenConnectionsTest {
 
     /**
@@ -53,11 +50,6 @@ class LeaseFrozenConnectionsTest {
     private static final Duration LEASE = Duration.ofSeconds(6);
 
     private static final String RELEASE_THREAD = "bizlock-release";
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
 
     @Test
     void aLockTakenAfterThePoolsConnectionsFreezeStaysHeldForThreeLeases(TestDatabase database) throws Exception {

@@ -6,34 +6,27 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Issue 30 item 5: an acquisition that timed out may still commit on the server (it waited behind a row lock, a
  * semi-synchronous commit, a Galera stall). Its row then names this instance for the whole lease, with nobody holding
  * it. Such a key is in doubt, and the instance frees it in the background while it holds no grant of it.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 class LeaseInDoubtTest {
 
     private static final Duration HOUR = Duration.ofHours(1);
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
 
     @Test
     void anAcquisitionThatTimedOutButCommittedLaterIsFreedInTheBackground(DataSource dataSource) throws Exception {

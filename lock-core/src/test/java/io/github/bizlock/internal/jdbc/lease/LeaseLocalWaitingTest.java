@@ -7,6 +7,7 @@ import io.github.bizlock.CountingDataSource;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockDaos;
@@ -14,7 +15,6 @@ import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.internal.lock.LockObserver;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,24 +22,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * R5: threads of one JVM waiting for the same lock wait on the JVM's gate, not on the database. Every statement the
  * engine prepares is counted: eight threads taking turns cost one acquire and one release per turn, however long the
  * others wait, and less when a release passes the lock straight to a waiting thread.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LeaseLocalWaitingTest {
-
-    @BeforeAll
-    void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
 
     private static final int THREADS = 8;
     private static final int TURNS = 25;

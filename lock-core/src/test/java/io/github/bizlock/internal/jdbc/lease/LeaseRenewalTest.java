@@ -7,24 +7,22 @@ import io.github.bizlock.CountingDataSource;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /** R3: the watchdog keeps a short lease alive for as long as the holder runs, and only then. */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 class LeaseRenewalTest {
 
     /**
@@ -35,11 +33,6 @@ class LeaseRenewalTest {
 
     private static final Duration HOLD = Duration.ofSeconds(12);
     private static final LockKey KEY = new LockKey("renewal", "1");
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
 
     @Test
     @Tag("slow")

@@ -5,20 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockTemplate;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.internal.lock.LockManager;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 class LeaseSmokeTest {
 
     @Test
     void acquiresReleasesAndRaisesTokens(DataSource dataSource) throws Exception {
-        LockFixture.createSchema(dataSource);
         try (LockManager a = LockFixture.manager(dataSource).build();
                 LockManager b = LockFixture.manager(dataSource).build()) {
             LockTemplate ta = LockFixture.template(a);

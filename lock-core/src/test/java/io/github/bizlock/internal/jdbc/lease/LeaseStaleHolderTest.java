@@ -9,33 +9,26 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
 import io.github.bizlock.internal.lock.LockManager;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * R13: a holder whose lease ran out while it was paused (simulated by ending the lease in the table, which is what a
  * pause longer than the lease leaves behind) is taken over with a higher token, learns that it lost the lock, and
  * cannot disturb the new holder.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 class LeaseStaleHolderTest {
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
 
     @Test
     void watchdogNoticesTheTakeoverAndTheStaleUnlockLeavesTheNewHolderAlone(DataSource dataSource) throws Exception {

@@ -6,35 +6,28 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.SwitchableDataSource;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.FreezingProxy;
 import io.github.bizlock.test.TestDatabase;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.dao.DataAccessException;
 
 /**
  * R5 and R17, deadlines hold when the database is unreachable: a LEASE acquisition returns within its wait time and a
  * bounded slack, never after the pool's connection timeout or a dead connection's read.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 class LeaseUnreachableAcquireTest {
 
     private static final Duration WAIT = Duration.ofMillis(500);
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
 
     @Test
     void anAcquisitionEndsWithinItsWaitWhenThePoolCannotConnect(DataSource dataSource) throws Exception {

@@ -9,36 +9,29 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockReleaseException;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.SwitchableDataSource;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * R17, unreachable database at unlock: unlocking answers within a bound whatever the database does, and a release
  * that could not reach the database is retried in the background until it frees the row.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 class LeaseUnreachableReleaseTest {
 
     private SwitchableDataSource network;
     private LeaseDao direct;
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
 
     @BeforeEach
     void connect(DataSource dataSource) {

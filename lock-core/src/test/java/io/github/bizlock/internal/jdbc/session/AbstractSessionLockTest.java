@@ -11,11 +11,11 @@ import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockReleaseException;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.test.ChildJvm;
 import io.github.bizlock.test.FreezingProxy;
 import io.github.bizlock.test.TestDatabase;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -29,16 +29,14 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /** What ROW and NAMED locks share, run against the real server: each subclass names its mode. */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 public abstract class AbstractSessionLockTest {
 
     /**
@@ -60,11 +58,6 @@ public abstract class AbstractSessionLockTest {
 
     /** A statement text fragment that only a waiting lock statement of this mode shows in the process list. */
     protected abstract String waitingStatement();
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
 
     @BeforeEach
     void open(TestDatabase database, TestInfo test) {

@@ -6,20 +6,19 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabase;
-import io.github.bizlock.test.TestDatabaseExtension;
 import io.github.bizlock.test.TestDatabases;
 import java.time.Duration;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -27,7 +26,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * the lock tables' schema, so two applications on one server with the same lock names and keys do not exclude each
  * other; with a secret, nobody without it can compute a key's lock name.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 class NamedLockScopeTest {
 
     private static final LockKey KEY = new LockKey("customer", "ann@example.com");
@@ -35,7 +34,6 @@ class NamedLockScopeTest {
     @BeforeAll
     static void createSchema(DataSource dataSource) {
         assumeFalse(TestDatabases.server().isCluster(), "NAMED locks are refused on a multi-writer cluster");
-        LockFixture.createSchema(dataSource);
     }
 
     @Test

@@ -1,11 +1,11 @@
 package io.github.bizlock.internal.jdbc.session;
 
 import io.github.bizlock.LockFixture;
+import io.github.bizlock.LockTest;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.test.TestDatabase;
-import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -15,10 +15,8 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
@@ -26,7 +24,7 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * {@link SessionConnections} so that a test can run statements on them behind the engine's back. Named locks are
  * server-wide, so every test's key carries a random suffix.
  */
-@ExtendWith(TestDatabaseExtension.class)
+@LockTest
 public abstract class SessionEngineFixture<E extends SessionLockEngine> {
 
     protected static final Duration LEASE = Duration.ofSeconds(10);
@@ -63,11 +61,6 @@ public abstract class SessionEngineFixture<E extends SessionLockEngine> {
 
     /** An engine of the mode under test, holding at most two sessions from {@code sessions}. */
     protected abstract E engine(LockDaos daos, DataSource sessions, String owner);
-
-    @BeforeAll
-    static void createSchema(DataSource dataSource) {
-        LockFixture.createSchema(dataSource);
-    }
 
     @BeforeEach
     void engines(TestDatabase database, TestInfo test) {
