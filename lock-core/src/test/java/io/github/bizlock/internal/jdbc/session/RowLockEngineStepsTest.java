@@ -6,12 +6,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.github.bizlock.Await;
 import io.github.bizlock.LockFixture;
+import io.github.bizlock.LockMode;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.jdbc.LockDaos;
+import io.github.bizlock.internal.jdbc.dialect.GaleraDialects;
+import io.github.bizlock.internal.jdbc.dialect.TableName;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -257,5 +260,21 @@ class RowLockEngineStepsTest extends SessionEngineFixture<SessionLockEngine> {
 
     private static long connectionId(Connection connection) throws SQLException {
         return queryLong(connection, "SELECT CONNECTION_ID()");
+    }
+
+    /** The refusal on a cluster where every node takes writes names the mode and the statement that locks one node. */
+    @Test
+    void onAMultiWriterClusterTheRefusalNamesTheModeAndItsLockStatement() {
+        LockDaos galera = LockDaos.of(
+                database.dataSource(),
+                new DataSourceTransactionManager(database.dataSource()),
+                GaleraDialects.mariaDbNode(TableName.DEFAULT));
+        try (SessionLockEngine refused = engine(galera, plain, "galera")) {
+            assertThat(refused.mode()).isEqualTo(LockMode.ROW);
+            assertThatThrownBy(refused::requireAllowedHere)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("bizlock refuses ROW locks on this server")
+                    .hasMessageContaining("SELECT ... FOR UPDATE locks one node only");
+        }
     }
 }
