@@ -1,5 +1,6 @@
 package io.github.bizlock.contract;
 
+import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.MultiLockHandle;
@@ -12,6 +13,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.ToLongFunction;
 import javax.sql.DataSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -81,6 +83,23 @@ final class TransferWorkload {
 
     static Result run(LockTemplate locks, DataSource dataSource, String name, int threads, int transfersPerThread)
             throws Exception {
+        return run(locks, dataSource, name, threads, transfersPerThread, true, WAIT);
+    }
+
+    /**
+     * @param together whether each transfer takes its accounts with one {@link LockTemplate#acquireAll} call, or
+     *     (the negative control) one after the other in its own direction, as a list-order multi-lock does
+     * @param wait each call's wait time
+     */
+    static Result run(
+            LockTemplate locks,
+            DataSource dataSource,
+            String name,
+            int threads,
+            int transfersPerThread,
+            boolean together,
+            Duration wait)
+            throws Exception {
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
         AtomicInteger transfers = new AtomicInteger();
         AtomicInteger failures = new AtomicInteger();
@@ -96,13 +115,26 @@ final class TransferWorkload {
                         boolean forward = (thread + i) % 2 == 0;
                         String from = forward ? FROM : TO;
                         String to = forward ? TO : FROM;
-                        try (MultiLockHandle accounts = locks.acquireAll(
-                                name, List.of(from, to), LockOptions.defaults().waitTime(WAIT))) {
-                            transfer(jdbc, accounts, from, to, 1 + i % 7, overlaps, fenceRejects);
+                        LockOptions options = LockOptions.defaults().waitTime(wait);
+                        try {
+                            if (together) {
+                                try (MultiLockHandle accounts = locks.acquireAll(name, List.of(from, to), options)) {
+                                    transfer(jdbc, accounts::fencingToken, from, to, 1 + i % 7, overlaps, fenceRejects);
+                                }
+                            } else {
+                                try (LockHandle first = locks.acquire(name, from, options);
+                                        LockHandle second = locks.acquire(name, to, options)) {
+                                    ToLongFunction<String> tokens =
+                                            key -> key.equals(from) ? first.fencingToken() : second.fencingToken();
+                                    transfer(jdbc, tokens, from, to, 1 + i % 7, overlaps, fenceRejects);
+                                }
+                            }
                             transfers.incrementAndGet();
                         } catch (RuntimeException ex) {
                             failures.incrementAndGet();
-                            System.err.println("transfer failed: " + ex);
+                            if (together) {
+                                System.err.println("transfer failed: " + ex);
+                            }
                         }
                     }
                 }));
@@ -118,7 +150,7 @@ final class TransferWorkload {
 
     private static void transfer(
             JdbcTemplate jdbc,
-            MultiLockHandle accounts,
+            ToLongFunction<String> tokens,
             String from,
             String to,
             long amount,
@@ -135,8 +167,8 @@ final class TransferWorkload {
         long fromBalance = balance(jdbc, from);
         long toBalance = balance(jdbc, to);
         LockSupport.parkNanos(200_000); // widens the window a second holder would have to overwrite these reads
-        write(jdbc, accounts, from, fromBalance - amount, fenceRejects);
-        write(jdbc, accounts, to, toBalance + amount, fenceRejects);
+        write(jdbc, tokens, from, fromBalance - amount, fenceRejects);
+        write(jdbc, tokens, to, toBalance + amount, fenceRejects);
         for (String account : List.of(from, to)) {
             jdbc.update("UPDATE multi_account SET holders = holders - 1 WHERE id = ?", account);
         }
@@ -148,8 +180,12 @@ final class TransferWorkload {
     }
 
     private static void write(
-            JdbcTemplate jdbc, MultiLockHandle accounts, String account, long balance, AtomicInteger fenceRejects) {
-        long token = accounts.fencingToken(account);
+            JdbcTemplate jdbc,
+            ToLongFunction<String> tokens,
+            String account,
+            long balance,
+            AtomicInteger fenceRejects) {
+        long token = tokens.applyAsLong(account);
         int written = jdbc.update(
                 "UPDATE multi_account SET balance = ?, fence = ? WHERE id = ? AND fence < ?",
                 balance,
