@@ -9,6 +9,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.MultiLockHandle;
 import io.github.bizlock.internal.lock.InstanceId;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import javax.sql.DataSource;
@@ -21,6 +22,25 @@ class LeaseMultiKeyLockTest extends AbstractMultiKeyLockTest {
     @Override
     protected LockMode mode() {
         return LockMode.LEASE;
+    }
+
+    @Test
+    void keysAreTakenInTheOrderOfTheTablesPrimaryKey(DataSource dataSource) {
+        LockTemplate locks = template(manager(dataSource));
+        // Trailing spaces, control characters, case, accents, fullwidth letters and a surrogate pair: the order the
+        // handle took them in is the order the VARBINARY key sorts them in.
+        List<String> keys = List.of("a ", "\uD83D\uDE00", "B", "a", "\u00E9", "\uFF21", "a\u0001", "b", "A");
+        try (MultiLockHandle held = locks.acquireAll(name, keys)) {
+            List<String> tableOrder = new JdbcTemplate(dataSource)
+                            .queryForList(
+                                    "SELECT biz_id FROM biz_lock WHERE biz_type = ? ORDER BY biz_id",
+                                    byte[].class,
+                                    name)
+                            .stream()
+                            .map(bytes -> new String(bytes, StandardCharsets.UTF_8))
+                            .toList();
+            assertThat(held.keys()).hasSize(keys.size()).isEqualTo(tableOrder);
+        }
     }
 
     @Test
