@@ -59,15 +59,21 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         LockedMethod locked = found.get();
         @Nullable Object[] args = invocation.getArguments();
         Object bean = Objects.requireNonNull(target, "target");
+        @Nullable
+        List<String> keyList = locked.locksSeveralKeys()
+                ? keys.evaluateEach(locked.method(), locked.keysExpressions(), bean, args)
+                : null;
+        String key = keyList != null
+                ? keyList.toString()
+                : keys.evaluate(locked.method(), locked.keyExpressions(), bean, args, DistributedLock.DEFAULT_KEY);
+        snapshotWarning.beforeLock(locked);
         LockTemplate locks = lockTemplate.get();
         boolean rollbackOnly = locks.onLost(locked.options()) == LockLostPolicy.ROLLBACK_ONLY;
         Held held;
-        if (locked.locksSeveralKeys()) {
-            List<String> keyList = keys.evaluateEach(locked.method(), locked.keysExpressions(), bean, args);
-            snapshotWarning.beforeLock(locked);
+        if (keyList != null) {
             Optional<MultiLockHandle> acquired = locks.tryAcquireAll(locked.name(), keyList, locked.options());
             if (acquired.isEmpty()) {
-                return notAcquired(locked, keyList.toString(), target, args);
+                return notAcquired(locked, key, target, args);
             }
             MultiLockHandle lock = acquired.get();
             held = new Held(
@@ -75,9 +81,6 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                     lock.name() + "/" + lock.keys(),
                     rollbackOnly ? RollbackOnLockLost.guard(lock, locks.instanceId()) : null);
         } else {
-            String key =
-                    keys.evaluate(locked.method(), locked.keyExpressions(), bean, args, DistributedLock.DEFAULT_KEY);
-            snapshotWarning.beforeLock(locked);
             Optional<LockHandle> acquired = locks.tryAcquire(locked.name(), key, locked.options());
             if (acquired.isEmpty()) {
                 return notAcquired(locked, key, target, args);
