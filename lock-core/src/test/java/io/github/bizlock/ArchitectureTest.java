@@ -45,6 +45,7 @@ class ArchitectureTest {
     private static final Set<Class<?>> PUBLIC_API = Set.of(
             LockTemplate.class,
             LockHandle.class,
+            MultiLockHandle.class,
             LockOptions.class,
             LockMode.class,
             LockResult.class,

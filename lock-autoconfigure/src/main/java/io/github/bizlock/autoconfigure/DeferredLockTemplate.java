@@ -5,7 +5,9 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
+import io.github.bizlock.MultiLockHandle;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -59,6 +61,26 @@ final class DeferredLockTemplate implements LockTemplate {
         }
         Wait wait = new Wait(options);
         return template(name, key, wait.deadlineNanos).tryAcquire(name, key, wait.rest(options));
+    }
+
+    @Override
+    public MultiLockHandle acquireAll(String name, Collection<String> keys, LockOptions options) {
+        LockTemplate ready = template;
+        if (ready != null) {
+            return ready.acquireAll(name, keys, options);
+        }
+        Wait wait = new Wait(options);
+        return template(name, String.valueOf(keys), wait.deadlineNanos).acquireAll(name, keys, wait.rest(options));
+    }
+
+    @Override
+    public Optional<MultiLockHandle> tryAcquireAll(String name, Collection<String> keys, LockOptions options) {
+        LockTemplate ready = template;
+        if (ready != null) {
+            return ready.tryAcquireAll(name, keys, options);
+        }
+        Wait wait = new Wait(options);
+        return template(name, String.valueOf(keys), wait.deadlineNanos).tryAcquireAll(name, keys, wait.rest(options));
     }
 
     @Override

@@ -11,6 +11,7 @@ import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
+import io.github.bizlock.MultiLockHandle;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.LockRow;
@@ -21,6 +22,7 @@ import io.github.bizlock.service.TestServices;
 import io.github.bizlock.test.TestDatabaseExtension;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
@@ -98,6 +100,12 @@ class DeferredLockTemplateTest {
         assertThatThrownBy(() -> template.tryAcquire("order", "1", Duration.ZERO))
                 .isInstanceOf(LockAcquisitionException.class)
                 .hasMessageContaining(why);
+        assertThatThrownBy(() -> template.acquireAll("order", List.of("1", "2")))
+                .isInstanceOf(LockAcquisitionException.class)
+                .hasMessageContaining(why);
+        assertThatThrownBy(() -> template.tryAcquireAll("order", List.of("1", "2"), Duration.ZERO))
+                .isInstanceOf(LockAcquisitionException.class)
+                .hasMessageContaining(why);
         Lock view = template.asLock("order", "1");
         assertThatThrownBy(view::tryLock).isInstanceOf(LockAcquisitionException.class);
         assertThat(held("order", "1")).isFalse();
@@ -133,6 +141,23 @@ class DeferredLockTemplateTest {
             assertThat(view.tryLock()).as("held by another instance").isFalse();
             assertThat(view.tryLock(10, TimeUnit.MILLISECONDS)).isFalse();
         }
+    }
+
+    @Test
+    void keysTakenTogetherBeforeAndAfterTheLockBeansWereMadeGoThroughTheManager() {
+        LockTemplate template = deferred(() -> service);
+        try (MultiLockHandle both = template.acquireAll("deferred-all", List.of("2", "1"))) {
+            assertThat(both.keys()).containsExactly("1", "2");
+            assertThat(held("deferred-all", "1")).isTrue();
+            assertThat(held("deferred-all", "2")).isTrue();
+        }
+        try (MultiLockHandle both = template.tryAcquireAll("deferred-all", List.of("1", "3"), Duration.ZERO)
+                .orElseThrow()) {
+            assertThat(both.fencingToken("1")).isPositive();
+            assertThat(held("deferred-all", "3")).isTrue();
+        }
+        assertThat(held("deferred-all", "1")).isFalse();
+        assertThat(held("deferred-all", "3")).isFalse();
     }
 
     /** The failure of a first connection, as the DAO's bean reports it. */

@@ -68,6 +68,23 @@ public @interface DistributedLock {
     String[] key() default {};
 
     /**
+     * SpEL expressions giving several keys to lock together, all or none, instead of one ({@link #key()} joins its
+     * values into one key): {@code keys = "#transfer.accountIds"}, or {@code keys = {"#from.id", "#to.id"}}. Each
+     * expression evaluates to one key, or to a collection or array whose elements are keys; each key follows the rules
+     * of {@link #key()}'s values. The keys are taken in one order that every instance shares, within one wait, as by
+     * {@link io.github.bizlock.LockTemplate#acquireAll LockTemplate.acquireAll}, so calls naming the same keys in
+     * opposite orders never deadlock; a key given twice is locked once, and a call whose expressions give no key at all
+     * fails with {@code IllegalArgumentException}. A method may set {@code key} or {@code keys}, not both: the bean
+     * fails to be created.
+     *
+     * <pre>{@code
+     * @DistributedLock(name = "account", keys = {"#from", "#to"})
+     * public void transfer(String from, String to, long cents) { ... }
+     * }</pre>
+     */
+    String[] keys() default {};
+
+    /**
      * How long to wait for the lock when it is held elsewhere, e.g. {@code 3s}, {@code 500ms} or {@code PT3S}; {@code 0}
      * tries once. Empty means {@code bizlock.wait-time}. Property placeholders are resolved.
      */

@@ -5,9 +5,11 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockTemplate;
+import io.github.bizlock.MultiLockHandle;
 import io.github.bizlock.annotation.DistributedLock;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -56,34 +58,51 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         }
         LockedMethod locked = found.get();
         @Nullable Object[] args = invocation.getArguments();
-        String key = keys.evaluate(
-                locked.method(),
-                locked.keyExpressions(),
-                Objects.requireNonNull(target, "target"),
-                args,
-                DistributedLock.DEFAULT_KEY);
+        Object bean = Objects.requireNonNull(target, "target");
+        @Nullable
+        List<String> keyList = locked.locksSeveralKeys()
+                ? keys.evaluateEach(locked.method(), locked.keysExpressions(), bean, args)
+                : null;
+        String key = keyList != null
+                ? keyList.toString()
+                : keys.evaluate(locked.method(), locked.keyExpressions(), bean, args, DistributedLock.DEFAULT_KEY);
         snapshotWarning.beforeLock(locked);
         LockTemplate locks = lockTemplate.get();
-        Optional<LockHandle> acquired = locks.tryAcquire(locked.name(), key, locked.options());
-        if (acquired.isEmpty()) {
-            return notAcquired(locked, key, target, args);
+        boolean rollbackOnly = locks.onLost(locked.options()) == LockLostPolicy.ROLLBACK_ONLY;
+        Held held;
+        if (keyList != null) {
+            Optional<MultiLockHandle> acquired = locks.tryAcquireAll(locked.name(), keyList, locked.options());
+            if (acquired.isEmpty()) {
+                return notAcquired(locked, key, target, args);
+            }
+            MultiLockHandle lock = acquired.get();
+            held = new Held(
+                    lock::unlock,
+                    lock.name() + "/" + lock.keys(),
+                    rollbackOnly ? RollbackOnLockLost.guard(lock, locks.instanceId()) : null);
+        } else {
+            Optional<LockHandle> acquired = locks.tryAcquire(locked.name(), key, locked.options());
+            if (acquired.isEmpty()) {
+                return notAcquired(locked, key, target, args);
+            }
+            LockHandle lock = acquired.get();
+            held = new Held(
+                    lock::unlock,
+                    lock.name() + "/" + lock.key(),
+                    rollbackOnly ? RollbackOnLockLost.guard(lock, locks.instanceId()) : null);
         }
-        LockHandle lock = acquired.get();
-        RollbackOnLockLost.@Nullable Guard guard = locks.onLost(locked.options()) == LockLostPolicy.ROLLBACK_ONLY
-                ? RollbackOnLockLost.guard(lock, locks.instanceId())
-                : null;
         Object result;
         try {
             result = invocation.proceed();
         } catch (Throwable ex) {
-            releaseAfterFailure(lock, guard, ex);
+            releaseAfterFailure(held, ex);
             throw ex;
         } finally {
-            if (guard != null) {
-                guard.close();
+            if (held.guard() != null) {
+                held.guard().close();
             }
         }
-        release(lock, guard);
+        release(held);
         return result;
     }
 
@@ -116,35 +135,46 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         }
     }
 
-    private static void release(LockHandle lock, RollbackOnLockLost.@Nullable Guard guard) {
+    private static void release(Held held) {
         if (TransactionSynchronizationManager.isSynchronizationActive()) {
-            TransactionSynchronizationManager.registerSynchronization(new ReleaseAfterCompletion(lock, guard));
+            TransactionSynchronizationManager.registerSynchronization(new ReleaseAfterCompletion(held));
         } else {
-            if (guard != null) {
-                guard.released();
-            }
-            lock.unlock();
+            held.release();
         }
     }
 
-    private static void releaseAfterFailure(
-            LockHandle lock, RollbackOnLockLost.@Nullable Guard guard, Throwable failure) {
+    private static void releaseAfterFailure(Held held, Throwable failure) {
         try {
-            release(lock, guard);
+            release(held);
         } catch (RuntimeException ex) {
             failure.addSuppressed(ex);
+        }
+    }
+
+    /**
+     * What a call holds: one lock or several taken together.
+     *
+     * @param unlock releases it
+     * @param lock its name and key or keys, for messages
+     * @param guard its {@code ROLLBACK_ONLY} guard, if the policy is that
+     */
+    private record Held(Runnable unlock, String lock, RollbackOnLockLost.@Nullable Guard guard) {
+
+        void release() {
+            if (guard != null) {
+                guard.released();
+            }
+            unlock.run();
         }
     }
 
     /** Releases a lock once the transaction that was active around the locked call has committed or rolled back. */
     private static final class ReleaseAfterCompletion implements TransactionSynchronization {
 
-        private final LockHandle lock;
-        private final RollbackOnLockLost.@Nullable Guard guard;
+        private final Held held;
 
-        ReleaseAfterCompletion(LockHandle lock, RollbackOnLockLost.@Nullable Guard guard) {
-            this.lock = lock;
-            this.guard = guard;
+        ReleaseAfterCompletion(Held held) {
+            this.held = held;
         }
 
         @Override
@@ -154,19 +184,12 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 
         @Override
         public void afterCompletion(int status) {
-            if (guard != null) {
-                guard.released();
-            }
             try {
-                lock.unlock();
+                held.release();
             } catch (LockLostException ex) {
                 log.warn("{}", ex.getMessage());
             } catch (RuntimeException ex) {
-                log.error(
-                        "bizlock could not release lock {}/{} after the transaction ended",
-                        lock.name(),
-                        lock.key(),
-                        ex);
+                log.error("bizlock could not release lock {} after the transaction ended", held.lock(), ex);
             }
         }
     }

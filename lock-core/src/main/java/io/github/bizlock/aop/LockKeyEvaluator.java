@@ -3,11 +3,13 @@ package io.github.bizlock.aop;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
@@ -22,6 +24,7 @@ import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ObjectUtils;
 
 /**
  * Evaluates {@code @DistributedLock} keys: SpEL over the method's arguments ({@code #name}, {@code #p0}, {@code #a0})
@@ -68,10 +71,7 @@ final class LockKeyEvaluator {
             return defaultKey;
         }
         ParsedKey parsed = parse(method, expressions);
-        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(target, method, args, parameterNames);
-        if (beanResolver != null) {
-            context.setBeanResolver(beanResolver);
-        }
+        MethodBasedEvaluationContext context = context(method, target, args);
         List<String> values = new ArrayList<>(parsed.expressions.size());
         for (Expression expression : parsed.expressions) {
             values.add(evaluate(method, parsed, expression, context));
@@ -79,8 +79,60 @@ final class LockKeyEvaluator {
         return String.join(SEPARATOR, values);
     }
 
+    /**
+     * The keys for one call of a method that locks several ({@code keys}): each expression's value is a key, or a
+     * collection or array of keys. Duplicates are kept; the lock collapses them.
+     *
+     * @throws IllegalArgumentException if an expression does not parse or fails, a value or element is {@code null}
+     *     or has no text of its own, or the expressions give no key at all, naming the method and the expression
+     */
+    List<String> evaluateEach(Method method, String[] expressions, Object target, @Nullable Object[] args) {
+        ParsedKey parsed = parse(method, expressions);
+        MethodBasedEvaluationContext context = context(method, target, args);
+        List<String> keys = new ArrayList<>();
+        for (Expression expression : parsed.expressions) {
+            Object value = value(method, parsed, expression, context);
+            if (!(value instanceof Collection<?>) && !value.getClass().isArray()) {
+                keys.add(LockKeyText.of(value, () -> describe(method, expression), expression.getExpressionString()));
+                continue;
+            }
+            List<?> elements = value instanceof Collection<?> collection
+                    ? new ArrayList<>(collection)
+                    : Arrays.asList(ObjectUtils.toObjectArray(value));
+            for (int i = 0; i < elements.size(); i++) {
+                Object element = elements.get(i);
+                int index = i;
+                Supplier<String> described = () -> describe(method, expression) + ", element " + index + ",";
+                if (element == null) {
+                    throw new IllegalArgumentException(described.get() + " is null; every element must be a key"
+                            + " (filter nulls out, e.g. '" + expression.getExpressionString() + ".?[#this != null]')");
+                }
+                keys.add(LockKeyText.of(element, described, expression.getExpressionString() + "[" + i + "]"));
+            }
+        }
+        if (keys.isEmpty()) {
+            throw new IllegalArgumentException("@DistributedLock on " + methodName(method) + ": keys "
+                    + Arrays.toString(expressions) + " gave no key to lock; a call must lock at least one key (check"
+                    + " the arguments, or do not call the method with nothing to lock)");
+        }
+        return keys;
+    }
+
+    private MethodBasedEvaluationContext context(Method method, Object target, @Nullable Object[] args) {
+        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(target, method, args, parameterNames);
+        if (beanResolver != null) {
+            context.setBeanResolver(beanResolver);
+        }
+        return context;
+    }
+
     private String evaluate(
             Method method, ParsedKey parsed, Expression expression, MethodBasedEvaluationContext context) {
+        Object value = value(method, parsed, expression, context);
+        return LockKeyText.of(value, () -> describe(method, expression), expression.getExpressionString());
+    }
+
+    private Object value(Method method, ParsedKey parsed, Expression expression, MethodBasedEvaluationContext context) {
         Object value;
         try {
             value = expression.getValue(context);
@@ -101,7 +153,7 @@ final class LockKeyEvaluator {
                     + " evaluated to null; a lock key needs a value (guard it, e.g. '#order?.id ?: \"none\"')"
                     + unknownNames(parsed, expression));
         }
-        return LockKeyText.of(value, () -> describe(method, expression), expression.getExpressionString());
+        return value;
     }
 
     /**

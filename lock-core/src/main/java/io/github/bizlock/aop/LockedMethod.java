@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
  * @param description the method, for messages
  * @param name the lock name
  * @param keyExpressions the key's SpEL expressions
+ * @param keysExpressions the SpEL expressions of several keys to lock together; empty when the method locks one key
  * @param options the lock options the annotation sets
  * @param onFailure what to do when the lock is not acquired
  * @param fallback the fallback method, when {@code onFailure} is {@code FALLBACK}
@@ -22,7 +23,14 @@ record LockedMethod(
         String description,
         String name,
         String[] keyExpressions,
+        String[] keysExpressions,
         LockOptions options,
         OnFailure onFailure,
         @Nullable Method fallback,
-        boolean returnsOptional) {}
+        boolean returnsOptional) {
+
+    /** Whether the method locks several keys ({@code keys}) rather than one. */
+    boolean locksSeveralKeys() {
+        return keysExpressions.length > 0;
+    }
+}

@@ -120,7 +120,13 @@ final class LockedMethodResolver {
         if (onLost.length == 1) {
             options = options.onLost(onLost[0]);
         }
+        if (lock.key().length > 0 && lock.keys().length > 0) {
+            throw new IllegalArgumentException(description + " sets both key and keys. key joins the values of its"
+                    + " expressions into ONE lock key (\"a:b\"); keys locks each value as a key of its own, all of them"
+                    + " together. Keep the one you mean: key = {...} for one composite key, keys = {...} for several");
+        }
         keys.parse(method, lock.key());
+        keys.parse(method, lock.keys());
         refuseEarlyReturn(method, description);
         Class<?> returnType = method.getReturnType();
         Method fallback = null;
@@ -140,6 +146,7 @@ final class LockedMethodResolver {
                 description,
                 name,
                 lock.key(),
+                lock.keys(),
                 options,
                 lock.onFailure(),
                 fallback,

@@ -4,10 +4,14 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockLostPolicy;
+import io.github.bizlock.LockMode;
 import io.github.bizlock.LossCause;
+import io.github.bizlock.MultiLockHandle;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.transaction.TransactionExecution;
@@ -36,7 +40,26 @@ public final class RollbackOnLockLost implements TransactionExecutionListener {
      * @param owner this instance's owner id, for the exception
      */
     static Guard guard(LockHandle lock, String owner) {
-        Guard guard = new Guard(lock, owner);
+        return guard(() -> lock.isHeld()
+                ? null
+                : lostEvent(lock.name(), lock.key(), lock.mode(), issuedToken(lock::fencingToken), owner));
+    }
+
+    /** {@link #guard(LockHandle, String)} for locks taken together: the transaction fails if any of them is lost. */
+    static Guard guard(MultiLockHandle locks, String owner) {
+        return guard(() -> {
+            for (String key : locks.keys()) {
+                if (!locks.isHeld(key)) {
+                    return lostEvent(
+                            locks.name(), key, locks.mode(), issuedToken(() -> locks.fencingToken(key)), owner);
+                }
+            }
+            return null;
+        });
+    }
+
+    private static Guard guard(Supplier<@Nullable LockLostEvent> lost) {
+        Guard guard = new Guard(lost);
         if (TransactionSynchronizationManager.isSynchronizationActive()) {
             TransactionSynchronizationManager.registerSynchronization(new RollbackIfLost(guard));
         }
@@ -66,13 +89,13 @@ public final class RollbackOnLockLost implements TransactionExecutionListener {
     /** One guarded lock, from its acquisition until the interceptor releases it. */
     static final class Guard implements AutoCloseable {
 
-        private final LockHandle lock;
-        private final String owner;
+        /** The event of a lock that is no longer held, or {@code null} while all are. */
+        private final Supplier<@Nullable LockLostEvent> lost;
+
         private volatile boolean released;
 
-        Guard(LockHandle lock, String owner) {
-            this.lock = lock;
-            this.owner = owner;
+        Guard(Supplier<@Nullable LockLostEvent> lost) {
+            this.lost = lost;
         }
 
         /** The lock is about to be released by its holder: commits after this do not concern it. */
@@ -93,27 +116,34 @@ public final class RollbackOnLockLost implements TransactionExecutionListener {
         }
 
         void check() {
-            if (!released && !lock.isHeld()) {
-                throw new LockLostException(new LockLostEvent(
-                        lock.name(),
-                        lock.key(),
-                        lock.mode(),
-                        issuedToken(lock),
-                        owner,
-                        Thread.currentThread().getName(),
-                        // The handle only tells that the lock is gone; the holder's unlock reports the real cause.
-                        LossCause.UNKNOWN,
-                        "it was lost before the transaction committed, so the transaction is rolled back"
-                                + " (onLost = ROLLBACK_ONLY)",
-                        Instant.now()));
+            if (!released) {
+                LockLostEvent event = lost.get();
+                if (event != null) {
+                    throw new LockLostException(event);
+                }
             }
         }
     }
 
+    private static LockLostEvent lostEvent(String name, String key, LockMode mode, long token, String owner) {
+        return new LockLostEvent(
+                name,
+                key,
+                mode,
+                token,
+                owner,
+                Thread.currentThread().getName(),
+                // The handle only tells that the lock is gone; the holder's unlock reports the real cause.
+                LossCause.UNKNOWN,
+                "it was lost before the transaction committed, so the transaction is rolled back"
+                        + " (onLost = ROLLBACK_ONLY)",
+                Instant.now());
+    }
+
     /** The token of a lost lock for its event, or 0 if none was issued before it was lost. */
-    private static long issuedToken(LockHandle lock) {
+    private static long issuedToken(LongSupplier token) {
         try {
-            return lock.fencingToken();
+            return token.getAsLong();
         } catch (LockLostException | IllegalStateException ex) {
             return 0;
         }

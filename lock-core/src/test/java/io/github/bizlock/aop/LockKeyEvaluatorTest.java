@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
@@ -40,6 +43,43 @@ class LockKeyEvaluatorTest {
     void joinsSeveralExpressionsWithColons() {
         assertThat(key(evaluator, new Object[] {new Order("o-1", "alice"), 3}, "#order.customer", "#order.id", "#p1"))
                 .isEqualTo("alice:o-1:3");
+    }
+
+    static class Ledger {
+        public void book(String from, Object to, @Nullable Object more) {}
+    }
+
+    private final Method book =
+            ReflectionUtils.findMethod(Ledger.class, "book", String.class, Object.class, Object.class);
+
+    private List<String> keys(Object to, @Nullable Object more, String... expressions) {
+        return evaluator.evaluateEach(book, expressions, new Ledger(), new Object[] {"a", to, more});
+    }
+
+    @Test
+    void keysGivesEachValueAndEachElementAsAKeyOfItsOwn() {
+        assertThat(keys("b", null, "#from", "#to")).containsExactly("a", "b");
+        assertThat(keys(List.of("c", 4, "a"), null, "#from", "#to")).containsExactly("a", "c", "4", "a");
+        assertThat(keys(new long[] {2, 1}, null, "#to")).containsExactly("2", "1");
+        assertThat(keys(new String[] {"x"}, Set.of(), "#to", "#more")).containsExactly("x");
+    }
+
+    @Test
+    void keysThatGiveNoKeyANullElementOrAnElementWithoutTextFail() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> keys(List.of(), null, "#to"))
+                .withMessageContaining("Ledger.book(String, Object, Object)")
+                .withMessageContaining("gave no key to lock");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> keys(Arrays.asList("b", null), null, "#to"))
+                .withMessageContaining("key expression '#to', element 1, is null");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> keys(List.of(new Object()), null, "#to"))
+                .withMessageContaining("key expression '#to', element 0,")
+                .withMessageContaining("no toString() of its own");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> keys("b", null, "#more"))
+                .withMessageContaining("key expression '#more' evaluated to null");
     }
 
     @Test

@@ -9,6 +9,7 @@ import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LossCause;
+import io.github.bizlock.MultiLockHandle;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -118,6 +119,77 @@ class RollbackGuardTest {
                 assertThat(event.cause()).isEqualTo(LossCause.UNKNOWN);
                 assertThat(event.reason()).contains("the transaction is rolled back");
             });
+        }
+    }
+
+    /** Two keys taken together, each with its own handle. */
+    static final class Handles implements MultiLockHandle {
+
+        final Handle first = new Handle();
+        final Handle second = new Handle();
+
+        @Override
+        public String name() {
+            return "account";
+        }
+
+        @Override
+        public List<String> keys() {
+            return List.of("1", "2");
+        }
+
+        @Override
+        public LockMode mode() {
+            return LockMode.LEASE;
+        }
+
+        private Handle handle(String key) {
+            return key.equals("1") ? first : second;
+        }
+
+        @Override
+        public long fencingToken(String key) {
+            return handle(key).fencingToken() + Long.parseLong(key);
+        }
+
+        @Override
+        public boolean isHeld() {
+            return first.held && second.held;
+        }
+
+        @Override
+        public boolean isHeld(String key) {
+            return handle(key).held;
+        }
+
+        @Override
+        public void unlock() {
+            first.unlock();
+            second.unlock();
+        }
+
+        @Override
+        public void close() {
+            unlock();
+        }
+    }
+
+    @Test
+    void locksTakenTogetherFailTheCommitWhenAnyOfThemIsLostNamingThatKey() {
+        Handles locks = new Handles();
+        try (RollbackOnLockLost.Guard guard = RollbackOnLockLost.guard(locks, "instance-1")) {
+            assertThatCode(RollbackGuardTest::commit).doesNotThrowAnyException();
+            locks.second.held = false;
+            assertThatThrownBy(RollbackGuardTest::commit).isInstanceOfSatisfying(LockLostException.class, ex -> {
+                LockLostEvent event = ex.event();
+                assertThat(event.name()).isEqualTo("account");
+                assertThat(event.key()).isEqualTo("2");
+                assertThat(event.mode()).isEqualTo(LockMode.LEASE);
+                assertThat(event.fencingToken()).isEqualTo(44);
+                assertThat(event.owner()).isEqualTo("instance-1");
+            });
+            guard.released();
+            assertThatCode(RollbackGuardTest::commit).doesNotThrowAnyException();
         }
     }
 

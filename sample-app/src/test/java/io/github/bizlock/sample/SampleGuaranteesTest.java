@@ -13,6 +13,9 @@ import io.github.bizlock.sample.order.OrderRequest;
 import io.github.bizlock.sample.order.OrderService;
 import io.github.bizlock.sample.product.ProductCatalog;
 import io.github.bizlock.sample.reference.ReferenceDataSeeder;
+import io.github.bizlock.sample.transfer.Transfer;
+import io.github.bizlock.sample.transfer.TransferReport;
+import io.github.bizlock.sample.transfer.TransferService;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabases;
 import java.net.URI;
@@ -69,6 +72,9 @@ class SampleGuaranteesTest {
 
     @Autowired
     InventoryReportJob job;
+
+    @Autowired
+    TransferService transfers;
 
     @Autowired
     JdbcTemplate jdbc;
@@ -189,6 +195,42 @@ class SampleGuaranteesTest {
     }
 
     @Test
+    void transfersInOppositeDirectionsFromBothReplicasNeverDeadlockAndConserveMoney() throws Exception {
+        TransferService other = secondReplica.getBean(TransferService.class);
+        transfers.open("ACC-1", 1000);
+        transfers.open("ACC-2", 1000);
+
+        // Half go 1 -> 2 and half 2 -> 1, on both replicas: each asks for the two keys in its own order.
+        List<Transfer> done = concurrently(
+                60,
+                i -> () -> (i % 2 == 0 ? transfers : other)
+                        .transfer(i % 4 < 2 ? "ACC-1" : "ACC-2", i % 4 < 2 ? "ACC-2" : "ACC-1", 7));
+
+        assertThat(done).allMatch(Transfer::booked);
+        TransferReport report = transfers.report(List.of("ACC-1", "ACC-2"));
+        assertThat(report.total()).isEqualTo(2000);
+        assertThat(report.conserved()).isTrue();
+        assertThat(report.transfers()).isEqualTo(60);
+    }
+
+    @Test
+    void aTransferStormOverHttpReportsNoFailureAndTheMoneyConserved() throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        http.send(put("/accounts/STORM-1?balance=50"), HttpResponse.BodyHandlers.ofString());
+        http.send(put("/accounts/STORM-2?balance=50"), HttpResponse.BodyHandlers.ofString());
+
+        HttpResponse<String> storm = http.send(
+                post("/transfers/storm?from=STORM-1&to=STORM-2&count=40"), HttpResponse.BodyHandlers.ofString());
+
+        assertThat(storm.statusCode()).isEqualTo(200);
+        assertThat(storm.body()).contains("\"transfers\":40", "\"failed\":0", "\"total\":100", "\"conserved\":true");
+        assertThat(http.send(post("/transfers?from=STORM-1&to=STORM-1&amount=1"), HttpResponse.BodyHandlers.ofString())
+                        .statusCode())
+                .as("a transfer to the same account")
+                .isEqualTo(400);
+    }
+
+    @Test
     void concurrentCacheMissesLoadTheProductOnce() throws Exception {
         catalog.evictAll();
         int before = loads(2);
@@ -277,6 +319,12 @@ class SampleGuaranteesTest {
     }
 
     /** A POST without a body to this replica. */
+    private HttpRequest put(String path) {
+        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .PUT(HttpRequest.BodyPublishers.noBody())
+                .build();
+    }
+
     private HttpRequest post(String path) {
         return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .POST(HttpRequest.BodyPublishers.noBody())

@@ -6,10 +6,13 @@ import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
+import io.github.bizlock.MultiLockHandle;
 import io.github.bizlock.internal.engine.LockKey;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Collection;
 import java.util.Deque;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -88,6 +91,48 @@ public final class DefaultLockTemplate implements LockTemplate {
             throw new LockAcquisitionException(
                     name, key, "Interrupted while waiting for lock " + lockKey + "; nothing is held", ex);
         }
+    }
+
+    @Override
+    public MultiLockHandle acquireAll(String name, Collection<String> keys, LockOptions options) {
+        List<LockKey> ordered = MultiKeyLocks.ordered(name, keys);
+        MultiKeyLocks.Attempt attempt = tryAcquireAll(ordered, options);
+        MultiLockHandle handle = attempt.handle();
+        if (handle == null) {
+            LockKey busy = Objects.requireNonNull(attempt.busy());
+            throw new LockAcquisitionException(
+                    name,
+                    busy.key(),
+                    "Locks " + name + "/" + keyList(ordered) + " (" + mode(options) + ") were not all acquired within "
+                            + waitTime(options) + ": " + busy + " is held elsewhere; none of them is held",
+                    null);
+        }
+        return handle;
+    }
+
+    @Override
+    public Optional<MultiLockHandle> tryAcquireAll(String name, Collection<String> keys, LockOptions options) {
+        return Optional.ofNullable(
+                tryAcquireAll(MultiKeyLocks.ordered(name, keys), options).handle());
+    }
+
+    private MultiKeyLocks.Attempt tryAcquireAll(List<LockKey> keys, LockOptions options) {
+        try {
+            return MultiKeyLocks.tryAcquire(
+                    manager, keys, mode(options), waitTime(options), leaseTime(options), onLost(options));
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            String name = keys.get(0).name();
+            throw new LockAcquisitionException(
+                    name,
+                    keys.get(0).key(),
+                    "Interrupted while waiting for locks " + name + "/" + keyList(keys) + "; none of them is held",
+                    ex);
+        }
+    }
+
+    private static String keyList(List<LockKey> keys) {
+        return keys.stream().map(LockKey::key).toList().toString();
     }
 
     @Override

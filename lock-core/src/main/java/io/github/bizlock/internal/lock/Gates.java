@@ -1,5 +1,6 @@
 package io.github.bizlock.internal.lock;
 
+import io.github.bizlock.internal.engine.LockKey;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -65,6 +66,17 @@ final class Gates {
             }
         }
         return false;
+    }
+
+    /** The keys of {@code name}, in any mode, whose locks the calling thread holds (or is acquiring) now. */
+    List<LockKey> heldByCurrentThread(String name) {
+        List<LockKey> held = new ArrayList<>();
+        for (Gate gate : gates.values()) {
+            if (gate.id.key().name().equals(name) && gate.local.isHeldByCurrentThread()) {
+                held.add(gate.id.key());
+            }
+        }
+        return held;
     }
 
     /** Threads of this process that wait for a lock another thread or process holds. */

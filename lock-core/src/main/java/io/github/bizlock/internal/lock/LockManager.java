@@ -163,6 +163,11 @@ public final class LockManager implements AutoCloseable {
         }
     }
 
+    /** The keys of {@code name} whose locks the calling thread holds. */
+    public List<LockKey> heldByCurrentThread(String name) {
+        return gates.heldByCurrentThread(name);
+    }
+
     /** Locks held by this process, counting a reentrant hold once. */
     public int heldCount() {
         return gates.heldCount();
@@ -178,10 +183,7 @@ public final class LockManager implements AutoCloseable {
         return watchdog.size();
     }
 
-    /**
-     * Shuts down without a grace period: {@link #shutdown(Duration) shutdown(Duration.ZERO)}, unless a shutdown ran
-     * before.
-     */
+    /** Shuts down without a grace period, {@link #shutdown(Duration) shutdown(ZERO)}, unless a shutdown ran before. */
     @Override
     public void close() {
         shutdown(Duration.ZERO);
@@ -189,12 +191,11 @@ public final class LockManager implements AutoCloseable {
 
     /**
      * Shuts down so that a redeploy frees its locks at once, in every mode. From now on acquisitions fail with a
-     * {@link LockAcquisitionException} saying so. Holders get up to {@code grace} to unlock; the locks
-     * still held then are reported lost to their holders ({@link LossCause#SHUTDOWN}, which
-     * interrupts those whose policy says so; their unlock throws {@link LockLostException}) and released in the
-     * database. Then the watchdog, the background releases (given up to 2 s) and the engines stop: ROW and NAMED close
-     * their sessions. Lost-lock listeners get up to 5 s to work through the notifications still queued; any left are
-     * logged. Only the first call does anything.
+     * {@link LockAcquisitionException} saying so. Holders get up to {@code grace} to unlock; the locks still held then
+     * are reported lost to their holders ({@link LossCause#SHUTDOWN}, which interrupts those whose policy says so;
+     * their unlock throws {@link LockLostException}) and released in the database. Then the watchdog, the background
+     * releases (given up to 2 s) and the engines stop: ROW and NAMED close their sessions. Lost-lock listeners get up
+     * to 5 s to work through the notifications still queued; any left are logged. Only the first call does anything.
      */
     public void shutdown(Duration grace) {
         shutdown.run(grace);

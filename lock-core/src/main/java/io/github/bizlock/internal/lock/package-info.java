@@ -25,6 +25,9 @@
  *       reports the grants still held lost and releases them.
  * </ol>
  *
+ * <p>{@link MultiKeyLocks} takes several keys of one name through this same lifecycle, one after the other in the
+ * byte order of the keys, and gives them to the caller as one {@link DefaultMultiLockHandle}.
+ *
  * <p>{@link LockSnapshot} is a gate as {@link LockManager#locks()} shows it at one moment; {@link InstanceId} makes the
  * process-unique owner id.
  */
