@@ -340,14 +340,28 @@ public final class WakeLocks implements AutoCloseable {
 
     /**
      * Releases a wake lock, waking the key's longest waiter; never fails (a session that fails is closed, which frees
-     * its wake locks too).
+     * its wake locks too). Waits at most {@link LockEngine#DEADLINE_SLACK} for the session, then its read timeout: a
+     * wake lock left held keeps the key's waiters to their re-checks, which take the row once it has been free that
+     * long.
      */
     public void release(Hold hold) {
         Session session = hold.session;
         if (!sessions.holds(session, hold.name, hold)) {
             return; // its session was closed
         }
-        session.guard().lock();
+        boolean locked;
+        try {
+            locked = session.guard().tryLock(SLACK_NANOS, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            locked = false;
+        }
+        if (!locked) {
+            log.debug(
+                    "bizlock: {} stayed busy; the wake lock of a released LEASE lock is left to its waiters' re-checks",
+                    session);
+            return;
+        }
         try {
             PreparedStatement release = session.prepare(WakeSql.RELEASE);
             release.setString(1, hold.name);
