@@ -30,6 +30,7 @@ import org.springframework.dao.DataAccessException;
 final class WakeSessions {
 
     private static final Logger log = LoggerFactory.getLogger(WakeSessions.class);
+    private static final long OPEN_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final SessionPool pool;
     private final int maxSessions;
@@ -41,6 +42,11 @@ final class WakeSessions {
     private final Map<Session, Map<String, Object>> held = new HashMap<>();
 
     private final Set<Session> waiting = new HashSet<>();
+
+    /** Until when ({@link System#nanoTime()}) no session is opened, after one failed to open. */
+    private volatile long noOpenUntil = System.nanoTime();
+
+    private volatile boolean warned;
 
     /**
      * @param dataSource plain connections to the lock database (the ROW/NAMED session DataSource)
@@ -145,11 +151,25 @@ final class WakeSessions {
         } finally {
             lock.unlock();
         }
+        if (System.nanoTime() - noOpenUntil < 0) {
+            return null;
+        }
         Session session;
         try {
             // No wait for a place: a process whose wake sessions are all in use polls instead.
             session = pool.borrow(Math.min(System.nanoTime(), giveUpNanos));
         } catch (DataAccessException | IllegalStateException ex) {
+            // Fewer than the maximum are open, so the database refused or did not answer (opens given up on keep
+            // their places). Acquisitions poll meanwhile, without paying for an attempt to open each.
+            noOpenUntil = System.nanoTime() + OPEN_PAUSE_NANOS;
+            if (!warned) {
+                warned = true;
+                log.warn(
+                        "bizlock: no connection for waking LEASE waiters could be opened ({}); they poll the lock rows"
+                                + " meanwhile, and opening is tried again every {} s",
+                        ex.getMessage(),
+                        TimeUnit.NANOSECONDS.toSeconds(OPEN_PAUSE_NANOS));
+            }
             log.debug("bizlock: no wake session could be had; LEASE waiters of this key poll", ex);
             return null;
         } catch (InterruptedException ex) {
