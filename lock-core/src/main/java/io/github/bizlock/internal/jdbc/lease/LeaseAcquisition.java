@@ -101,7 +101,9 @@ final class LeaseAcquisition {
                         return grant(takenOver, takenOverSent);
                     }
                     case DEADLINE -> {
-                        return null;
+                        // A wait too short for a re-check still takes a lease that ended: one whose holder froze with
+                        // its wake lock must never keep out an acquirer the row lets in.
+                        return takeOver() ? grant(takenOver, takenOverSent) : null;
                     }
                     default -> {} // woken: the row is free now; unavailable: poll it
                 }

@@ -107,6 +107,29 @@ class LeaseWakeFaultsTest {
         }
     }
 
+    /** A single attempt takes over a lease that ended while its holder's session still holds the wake lock. */
+    @Test
+    void aLeaseThatEndedIsTakenOverAtOnceThoughItsHolderKeepsTheWakeLock(DataSource dataSource) throws Exception {
+        LockKey key = new LockKey("wake-faults", "ended");
+        try (LockManager holder = waking(dataSource);
+                LockManager other = waking(dataSource)) {
+            LockHandle held = holder.tryAcquire(key, LockMode.LEASE, WAIT, null).orElseThrow();
+            assertThat(other.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null))
+                    .as("held")
+                    .isEmpty();
+            LeaseTestSupport.expire(dataSource, key); // as if the holder had stopped renewing it
+
+            Optional<LockHandle> taken = other.tryAcquire(key, LockMode.LEASE, Duration.ZERO, null);
+
+            assertThat(WakeProbe.holder(dataSource, key))
+                    .as("the holder's wake lock")
+                    .isNotNull();
+            assertThat(taken).as("taken over in a single attempt").isPresent();
+            assertThat(taken.get().fencingToken()).isGreaterThan(held.fencingToken());
+            taken.get().unlock();
+        }
+    }
+
     /**
      * Wake sessions that cannot be opened (nothing listens where they connect) leave their instances polling, beside an
      * instance that wakes and one without a wake-up at all: one holder at a time, tokens rising in the order held.
