@@ -20,6 +20,7 @@ import org.springframework.dao.DataAccessException;
 final class LeaseAcquisition {
 
     private static final long SLACK_NANOS = LockEngine.DEADLINE_SLACK.toNanos();
+    private static final Duration MIN_RECHECK = Duration.ofMillis(50);
 
     private final LeaseDao dao;
     private final String owner;
@@ -125,7 +126,10 @@ final class LeaseAcquisition {
     /** Queues for the wake lock; a row taken over just before an interrupt is given back. */
     private WakeLocks.Wake queueFor(WakeLocks wakes) throws InterruptedException {
         try {
-            return wakes.await(key, deadlineNanos, this::takeOver);
+            // A holder that froze is taken over when its lease ends: within a re-check, every second, or every half
+            // lease for leases under two seconds (the holder's is not known; a name's locks tend to share theirs).
+            Duration recheck = lease.dividedBy(2).compareTo(MIN_RECHECK) < 0 ? MIN_RECHECK : lease.dividedBy(2);
+            return wakes.await(key, deadlineNanos, recheck, this::takeOver);
         } catch (InterruptedException ex) {
             if (takenOver != 0) {
                 try {

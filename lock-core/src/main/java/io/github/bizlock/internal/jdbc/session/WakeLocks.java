@@ -45,12 +45,14 @@ public final class WakeLocks implements AutoCloseable {
     /** The most connections a process holds for wake locks: shared quick statements, and one per queued wait. */
     public static final int MAX_SESSIONS = 8;
 
-    /** How often a queued waiter re-checks the row for a takeover that needs no wake lock. */
+    /**
+     * How often a queued waiter re-checks the row for a takeover that needs no wake lock, at most; and how long a row
+     * must have been free for a waiter to take it without the wake lock.
+     */
     public static final Duration RECHECK = Duration.ofSeconds(1);
 
     private static final Logger log = LoggerFactory.getLogger(WakeLocks.class);
     private static final int ER_NOT_SUPPORTED_YET = 1235;
-    private static final long RECHECK_NANOS = RECHECK.toNanos();
     private static final long SLACK_NANOS = LockEngine.DEADLINE_SLACK.toNanos();
 
     /** What a wake lock step came to. */
@@ -170,13 +172,14 @@ public final class WakeLocks implements AutoCloseable {
      * Queues for the key's wake lock until it is granted ({@link State#HELD}), {@code takeOver} takes the row
      * ({@link State#TAKEN_OVER}, with the wake lock if it came meanwhile), or the deadline passes; {@link
      * State#UNAVAILABLE} if no wait session can be had or it failed. Re-checks the row with {@code takeOver} every
-     * {@link #RECHECK} without leaving the queue. The wait runs on a thread of its own, so that this thread can
+     * {@code recheck} (at most {@link #RECHECK}) without leaving the queue. The wait runs on a thread of its own, so that this thread can
      * re-check; the session canceller ends it on time.
      *
      * @throws InterruptedException if this thread was interrupted; no wake lock is held then, and nothing taken
      *     (a row taken over just before is the caller's to give back: {@code takeOver} reported it)
      */
-    public Wake await(LockKey key, long deadlineNanos, TakeOver takeOver) throws InterruptedException {
+    public Wake await(LockKey key, long deadlineNanos, Duration recheck, TakeOver takeOver)
+            throws InterruptedException {
         long remaining = deadlineNanos - System.nanoTime();
         if (!usable()) {
             return Wake.UNAVAILABLE;
@@ -202,7 +205,8 @@ public final class WakeLocks implements AutoCloseable {
             failed(session, ex);
             return Wake.UNAVAILABLE;
         }
-        return new Queued(session, name, watch, wait, deadlineNanos).await(takeOver);
+        long recheckNanos = Math.min(RECHECK.toNanos(), Math.max(1, recheck.toNanos()));
+        return new Queued(session, name, watch, wait, deadlineNanos, recheckNanos).await(takeOver);
     }
 
     /** One queued wait, seen from the waiter's thread. */
@@ -212,6 +216,7 @@ public final class WakeLocks implements AutoCloseable {
         private final SessionCanceller.Watch watch;
         private final CompletableFuture<Long> wait;
         private final long deadlineNanos;
+        private final long recheckNanos;
         /** When to stop waiting for the statement to end, once it is being ended; {@code Long.MAX_VALUE} before. */
         private long endBy = Long.MAX_VALUE;
 
@@ -223,12 +228,14 @@ public final class WakeLocks implements AutoCloseable {
                 String name,
                 SessionCanceller.Watch watch,
                 CompletableFuture<Long> wait,
-                long deadlineNanos) {
+                long deadlineNanos,
+                long recheckNanos) {
             this.session = session;
             this.name = name;
             this.watch = watch;
             this.wait = wait;
             this.deadlineNanos = deadlineNanos;
+            this.recheckNanos = recheckNanos;
         }
 
         Wake await(TakeOver takeOver) throws InterruptedException {
@@ -239,7 +246,7 @@ public final class WakeLocks implements AutoCloseable {
                 if (endBy == Long.MAX_VALUE && now - deadlineNanos >= 0) {
                     endBy = deadlineNanos + SLACK_NANOS; // the canceller ends it at the deadline
                 }
-                long slice = endBy == Long.MAX_VALUE ? Math.min(RECHECK_NANOS, deadlineNanos - now) : endBy - now;
+                long slice = endBy == Long.MAX_VALUE ? Math.min(recheckNanos, deadlineNanos - now) : endBy - now;
                 if (endBy != Long.MAX_VALUE && slice <= 0) {
                     // The server did not end it in time (a lost kill, an unreachable server): left to end on its own,
                     // its session closed then, which frees whatever it was granted.

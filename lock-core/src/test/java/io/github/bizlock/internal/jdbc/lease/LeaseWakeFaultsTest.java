@@ -131,6 +131,32 @@ class LeaseWakeFaultsTest {
     }
 
     /**
+     * A short fixed lease whose holder keeps its wake lock past the lease is taken over within half a lease of its end,
+     * not at the next one-second re-check.
+     */
+    @Test
+    void aShortLeaseIsTakenOverSoonAfterItEndsThoughItsHolderKeepsTheWakeLock(DataSource dataSource) throws Exception {
+        LockKey key = new LockKey("wake-faults", "short");
+        Duration lease = Duration.ofMillis(400);
+        try (LockManager holder = waking(dataSource);
+                LockManager other = waking(dataSource)) {
+            long taken = System.nanoTime();
+            LockHandle held =
+                    holder.tryAcquire(key, LockMode.LEASE, WAIT, lease).orElseThrow();
+
+            Optional<LockHandle> next = other.tryAcquire(key, LockMode.LEASE, WAIT, lease);
+            Duration after = Duration.ofNanos(System.nanoTime() - taken);
+
+            assertThat(next).isPresent();
+            assertThat(next.get().fencingToken()).isGreaterThan(held.fencingToken());
+            assertThat(after)
+                    .as("taken over after the lease, within half a lease and a margin")
+                    .isBetween(lease, lease.plus(lease.dividedBy(2)).plusMillis(300));
+            next.get().unlock();
+        }
+    }
+
+    /**
      * Wake sessions that cannot be opened (nothing listens where they connect) leave their instances polling, beside an
      * instance that wakes and one without a wake-up at all: one holder at a time, tokens rising in the order held.
      */

@@ -66,7 +66,7 @@ class WakeLocksTest {
                 WakeLocks waiter = wakeLocks(dataSource)) {
             WakeLocks.Wake held = holder.take(key, deadline(Duration.ofSeconds(5)));
             long started = System.nanoTime();
-            WakeLocks.Wake ended = waiter.await(key, deadline(Duration.ofMillis(400)), NEVER);
+            WakeLocks.Wake ended = waiter.await(key, deadline(Duration.ofMillis(400)), WakeLocks.RECHECK, NEVER);
             Duration took = Duration.ofNanos(System.nanoTime() - started);
 
             assertThat(ended.state()).isEqualTo(WakeLocks.State.DEADLINE);
@@ -113,7 +113,7 @@ class WakeLocksTest {
                 WakeLocks waiter = wakeLocks(dataSource)) {
             WakeLocks.Wake held = holder.take(key, deadline(Duration.ofSeconds(5)));
             long started = System.nanoTime();
-            WakeLocks.Wake taken = waiter.await(key, deadline(Duration.ofSeconds(30)), () -> true);
+            WakeLocks.Wake taken = waiter.await(key, deadline(Duration.ofSeconds(30)), WakeLocks.RECHECK, () -> true);
 
             assertThat(taken.state()).isEqualTo(WakeLocks.State.TAKEN_OVER);
             assertThat(taken.hold()).isNull();
@@ -127,7 +127,7 @@ class WakeLocksTest {
 
     private static WakeLocks.Wake await(WakeLocks wakes, LockKey key, Duration wait) {
         try {
-            return wakes.await(key, deadline(wait), NEVER);
+            return wakes.await(key, deadline(wait), WakeLocks.RECHECK, NEVER);
         } catch (InterruptedException ex) {
             throw new java.util.concurrent.CompletionException(ex);
         }
