@@ -13,11 +13,9 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -53,7 +51,7 @@ public final class WakeLocks implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(WakeLocks.class);
     private static final int ER_NOT_SUPPORTED_YET = 1235;
-    private static final long SLACK_NANOS = LockEngine.DEADLINE_SLACK.toNanos();
+    static final long SLACK_NANOS = LockEngine.DEADLINE_SLACK.toNanos();
 
     /** What a wake lock step came to. */
     public enum State {
@@ -74,7 +72,7 @@ public final class WakeLocks implements AutoCloseable {
         private final Session session;
         private final String name;
 
-        private Hold(Session session, String name) {
+        Hold(Session session, String name) {
             this.session = session;
             this.name = name;
         }
@@ -206,143 +204,7 @@ public final class WakeLocks implements AutoCloseable {
             return Wake.UNAVAILABLE;
         }
         long recheckNanos = Math.min(RECHECK.toNanos(), Math.max(1, recheck.toNanos()));
-        return new Queued(session, name, watch, wait, deadlineNanos, recheckNanos).await(takeOver);
-    }
-
-    /** One queued wait, seen from the waiter's thread. */
-    private final class Queued {
-        private final Session session;
-        private final String name;
-        private final SessionCanceller.Watch watch;
-        private final CompletableFuture<Long> wait;
-        private final long deadlineNanos;
-        private final long recheckNanos;
-        /** When to stop waiting for the statement to end, once it is being ended; {@code Long.MAX_VALUE} before. */
-        private long endBy = Long.MAX_VALUE;
-
-        private boolean tookOver;
-        private boolean interrupted;
-
-        Queued(
-                Session session,
-                String name,
-                SessionCanceller.Watch watch,
-                CompletableFuture<Long> wait,
-                long deadlineNanos,
-                long recheckNanos) {
-            this.session = session;
-            this.name = name;
-            this.watch = watch;
-            this.wait = wait;
-            this.deadlineNanos = deadlineNanos;
-            this.recheckNanos = recheckNanos;
-        }
-
-        Wake await(TakeOver takeOver) throws InterruptedException {
-            Long got = null;
-            Throwable failure = null;
-            while (true) {
-                long now = System.nanoTime();
-                if (endBy == Long.MAX_VALUE && now - deadlineNanos >= 0) {
-                    endBy = deadlineNanos + SLACK_NANOS; // the canceller ends it at the deadline
-                }
-                long slice = endBy == Long.MAX_VALUE ? Math.min(recheckNanos, deadlineNanos - now) : endBy - now;
-                if (endBy != Long.MAX_VALUE && slice <= 0) {
-                    // The server did not end it in time (a lost kill, an unreachable server): left to end on its own,
-                    // its session closed then, which frees whatever it was granted.
-                    watch.close();
-                    wait.whenComplete((result, ex) -> sessions.discard(session, null));
-                    return ended();
-                }
-                try {
-                    got = wait.get(Math.max(1, slice), TimeUnit.NANOSECONDS);
-                    break;
-                } catch (TimeoutException ex) {
-                    recheck(takeOver);
-                } catch (InterruptedException ex) {
-                    interrupted = true;
-                    endNow();
-                } catch (ExecutionException ex) {
-                    failure = ex.getCause();
-                    break;
-                }
-            }
-            watch.close();
-            return finish(got, failure);
-        }
-
-        /** While still queued and before the deadline: the row's re-check, and the end of the wait if it took it. */
-        private void recheck(TakeOver takeOver) {
-            if (endBy != Long.MAX_VALUE || deadlineNanos - System.nanoTime() <= 0) {
-                return;
-            }
-            try {
-                tookOver = takeOver.now();
-            } catch (RuntimeException ex) {
-                // The wait is ended and its session closed when it ends: it may have been granted meanwhile.
-                endNow();
-                watch.close();
-                wait.whenComplete((result, failure) -> sessions.discard(session, null));
-                throw ex;
-            }
-            if (tookOver) {
-                endNow();
-            }
-        }
-
-        private void endNow() {
-            watch.endNow();
-            endBy = Math.min(endBy, System.nanoTime() + SLACK_NANOS);
-        }
-
-        private Wake finish(@Nullable Long got, @Nullable Throwable failure) throws InterruptedException {
-            if (failure != null) {
-                SessionCanceller.Ending ending = watch.ending();
-                if (ending == null || ServerErrors.errorCode(failure) != ServerErrors.ER_QUERY_INTERRUPTED) {
-                    failed(session, failure);
-                    return ended();
-                }
-                got = -1L; // MySQL: the kill ended the wait with error 1317
-            }
-            try {
-                session.readTimeout(LockEngine.DEADLINE_SLACK.toMillis());
-            } catch (SQLException ex) {
-                failed(session, ex);
-                return ended();
-            }
-            if (got != null && got == 1) {
-                Hold hold = new Hold(session, name);
-                sessions.doneWaiting(session, name, hold);
-                if (interrupted) {
-                    release(hold);
-                    throw new InterruptedException();
-                }
-                return new Wake(tookOver ? State.TAKEN_OVER : State.HELD, hold);
-            }
-            // Not granted, or ended by a kill, which may have come just after the grant: the session holds nothing
-            // else, so it lets go of all.
-            try {
-                session.prepare(WakeSql.RELEASE_ALL).executeQuery().close();
-                sessions.doneWaiting(session, null, null);
-            } catch (SQLException ex) {
-                failed(session, ex);
-            }
-            return ended();
-        }
-
-        /**
-         * The outcome of a wait that ended without the wake lock: before the deadline (a failure, or a NULL nobody
-         * asked for), the caller polls the row.
-         */
-        private Wake ended() throws InterruptedException {
-            if (interrupted) {
-                throw new InterruptedException();
-            }
-            if (tookOver) {
-                return new Wake(State.TAKEN_OVER, null);
-            }
-            return deadlineNanos - System.nanoTime() <= 0 ? Wake.DEADLINE : Wake.UNAVAILABLE;
-        }
+        return new WakeWait(this, sessions, session, name, watch, wait, deadlineNanos, recheckNanos).await(takeOver);
     }
 
     /**
@@ -386,7 +248,8 @@ public final class WakeLocks implements AutoCloseable {
         return sessions.openCount();
     }
 
-    private void failed(Session session, Throwable ex) {
+    /** Closes a session that failed; the server's refusal of {@code GET_LOCK} turns the wake-up off for good. */
+    void failed(Session session, Throwable ex) {
         if (ServerErrors.errorCode(ex) == ER_NOT_SUPPORTED_YET) {
             refused = true;
             log.warn(
