@@ -10,6 +10,7 @@ import io.github.bizlock.internal.jdbc.lease.Backoff;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLocks;
+import io.github.bizlock.internal.jdbc.session.WakeLocks;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
@@ -59,6 +60,21 @@ public final class LockFixture {
     public static LockManager.Builder manager(LockDaos daos, String instanceId) {
         return LockManager.builder(instanceId)
                 .engine(new LeaseLockEngine(daos.leases(), instanceId, Backoff.DEFAULT))
+                .modeBindings(daos.modes());
+    }
+
+    /**
+     * A LEASE manager whose waiters queue on wake locks, held on plain connections of the database (as the starter
+     * gives them), and poll with {@code backoff} where they cannot.
+     */
+    public static LockManager.Builder wakingManager(DataSource dataSource, String instanceId, Backoff backoff) {
+        LockDaos daos = daos(dataSource);
+        return LockManager.builder(instanceId)
+                .engine(new LeaseLockEngine(
+                        daos.leases(),
+                        instanceId,
+                        backoff,
+                        new WakeLocks(daos.dialect(), daos.schema(), SessionLocks.dedicated(dataSource))))
                 .modeBindings(daos.modes());
     }
 

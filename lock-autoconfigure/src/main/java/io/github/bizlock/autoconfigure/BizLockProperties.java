@@ -60,6 +60,13 @@ public class BizLockProperties {
     private int localHandoffs = LockDefaults.LOCAL_HANDOFFS;
 
     /**
+     * Whether LEASE waiters queue on the database server and are woken by a release, the longest waiter first, rather
+     * than only polling with the backoff; on one server (with its replicas), with up to 8 connections of the session
+     * connections. On a multi-writer cluster waiters poll anyway.
+     */
+    private boolean wakeUp = LockDefaults.WAKE_UP;
+
+    /**
      * Name of this instance in lock rows, e.g. the pod's name, to which a random part is added (name:random) so that
      * replicas sharing it stay distinct owners; unset means host:pid:random.
      */
@@ -183,6 +190,14 @@ public class BizLockProperties {
                     fix);
         }
         this.watchdogLease = PropertyChecks.atMostMaxLease("bizlock.watchdog-lease", watchdogLease, fix);
+    }
+
+    public boolean isWakeUp() {
+        return wakeUp;
+    }
+
+    public void setWakeUp(boolean wakeUp) {
+        this.wakeUp = wakeUp;
     }
 
     public boolean isFair() {

@@ -77,6 +77,7 @@ final class LockServiceFactory {
                 .localHandoffs(properties.getLocalHandoffs())
                 .onLost(properties.getOnLost())
                 .backoff(backoff.getInitial(), backoff.checkedMax())
+                .wakeUp(properties.isWakeUp())
                 .singleWriter(properties.getCluster().isSingleWriter())
                 .housekeeping(housekeeping.isEnabled())
                 .housekeeping(housekeeping.getInterval(), housekeeping.getRetention(), housekeeping.getBatchSize())

@@ -25,6 +25,7 @@ class BizLockPropertiesValuesTest {
         assertThat(properties.getLeaseTime()).isNull();
         assertThat(properties.getWatchdogLease()).isEqualTo(Duration.ofSeconds(30));
         assertThat(properties.isFair()).isTrue();
+        assertThat(properties.isWakeUp()).isTrue();
         assertThat(properties.getLocalHandoffs()).isEqualTo(16);
         assertThat(properties.getInstanceId()).isNull();
         assertThat(properties.getTableName()).isEqualTo("biz_lock");
@@ -59,6 +60,7 @@ class BizLockPropertiesValuesTest {
         properties.setLeaseTime(Duration.ofMinutes(1));
         properties.setWatchdogLease(Duration.ofSeconds(10));
         properties.setFair(false);
+        properties.setWakeUp(false);
         properties.setLocalHandoffs(0);
         properties.setInstanceId("orders-1");
         properties.setTableName("app_lock");
@@ -81,6 +83,7 @@ class BizLockPropertiesValuesTest {
         assertThat(properties.getLeaseTime()).isEqualTo(Duration.ofMinutes(1));
         assertThat(properties.getWatchdogLease()).isEqualTo(Duration.ofSeconds(10));
         assertThat(properties.isFair()).isFalse();
+        assertThat(properties.isWakeUp()).isFalse();
         assertThat(properties.getLocalHandoffs()).isZero();
         assertThat(properties.getInstanceId()).isEqualTo("orders-1");
         assertThat(properties.getTableName()).isEqualTo("app_lock");

@@ -49,6 +49,7 @@ class ConfigurationMetadataTest {
             "bizlock.session.max-connections",
             "bizlock.table-name",
             "bizlock.wait-time",
+            "bizlock.wake-up",
             "bizlock.watchdog-lease",
             "bizlock.writes.max-connections");
 

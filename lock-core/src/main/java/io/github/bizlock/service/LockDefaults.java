@@ -3,6 +3,7 @@ package io.github.bizlock.service;
 import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.internal.jdbc.lease.Backoff;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
+import io.github.bizlock.internal.jdbc.session.WakeLocks;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import java.time.Duration;
@@ -39,6 +40,15 @@ public final class LockDefaults {
 
     /** The longest pause between attempts on a LEASE lock held elsewhere. */
     public static final Duration BACKOFF_MAX = Backoff.DEFAULT.max();
+
+    /**
+     * Whether LEASE waiters of other processes queue on the server and are woken by a release, in arrival order, where
+     * the deployment allows it (one server; needs the session DataSource); otherwise they poll with the backoff.
+     */
+    public static final boolean WAKE_UP = true;
+
+    /** The most connections a process holds for waking LEASE waiters. */
+    public static final int MAX_WAKE_CONNECTIONS = WakeLocks.MAX_SESSIONS;
 
     /** The size of the pool bizlock makes for LEASE writes, renewals and fencing tokens. */
     public static final int MAX_WRITE_CONNECTIONS = LockWriteConnections.SIZE;

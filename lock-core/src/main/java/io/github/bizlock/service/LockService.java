@@ -176,6 +176,16 @@ public final class LockService implements AutoCloseable {
         }
 
         /**
+         * Whether LEASE waiters queue on the server for a release that wakes them, the longest waiter first, rather than
+         * only polling with the backoff (true). It needs the {@link #sessionDataSource} (up to 8 connections of it) and
+         * one server: on a multi-writer cluster, or where the server refuses {@code GET_LOCK}, waiters poll anyway.
+         */
+        public Builder wakeUp(boolean wakeUp) {
+            settings.wakeUp = wakeUp;
+            return this;
+        }
+
+        /**
          * Where ROW and NAMED locks get the connection each holds while locked: plain connections to the same database
          * (a {@code SimpleDriverDataSource}, no pool and no auto-reconnect), never the application's pool. Without it,
          * only LEASE locks are available.

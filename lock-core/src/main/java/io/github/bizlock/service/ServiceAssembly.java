@@ -8,6 +8,7 @@ import io.github.bizlock.internal.jdbc.LockDatabase;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
+import io.github.bizlock.internal.jdbc.session.WakeLocks;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.LockManager;
 import java.util.ArrayList;
@@ -58,12 +59,20 @@ final class ServiceAssembly {
             step.accept(tables);
         }
         daos.schema().requireTables();
+        LeaseLockEngine lease = new LeaseLockEngine(
+                daos.leases(),
+                owner,
+                settings.backoff,
+                settings.wakeUp && settings.sessionDataSource != null
+                        ? new WakeLocks(daos.dialect(), daos.schema(), settings.sessionDataSource)
+                        : null);
+        opened.add(lease);
         LockManager.Builder locks = LockManager.builder(owner)
                 .modeBindings(daos.modes())
                 .watchdogLease(settings.watchdogLease)
                 .fair(settings.fair)
                 .localHandoffs(settings.localHandoffs)
-                .engine(new LeaseLockEngine(daos.leases(), owner, settings.backoff));
+                .engine(lease);
         if (settings.sessionDataSource != null) {
             SessionLockEngine row = SessionLockEngine.row(
                     daos.dialect(),

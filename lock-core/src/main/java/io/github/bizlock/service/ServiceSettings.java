@@ -29,6 +29,7 @@ final class ServiceSettings {
     int localHandoffs = LockDefaults.LOCAL_HANDOFFS;
     LockLostPolicy onLost = LockLostPolicy.LOG;
     Backoff backoff = Backoff.DEFAULT;
+    boolean wakeUp = LockDefaults.WAKE_UP;
 
     @Nullable
     DataSource sessionDataSource;

@@ -27,12 +27,26 @@ public final class ContractManagers {
     /** A manager builder for the mode, on the given database, with the given owner id. */
     public static LockManager.Builder builder(LockMode mode, DataSource dataSource, String instanceId) {
         return switch (mode) {
-            case LEASE -> LockFixture.manager(LockFixture.daos(dataSource), instanceId);
+            case LEASE -> lease(dataSource, instanceId, Backoff.DEFAULT);
             // Held sessions come from connections of their own, never from the application's pool.
             case ROW, NAMED ->
                 SessionLocks.builder(
                         mode, LockFixture.daos(dataSource), SessionLocks.dedicated(dataSource), 32, instanceId);
         };
+    }
+
+    /**
+     * LEASE as the starter sets it up: waiters queue on wake locks held on plain connections of the database, and poll
+     * where they cannot; with {@code -Dbizlock.test.wakeUp=false}, they only poll.
+     */
+    private static LockManager.Builder lease(DataSource dataSource, String instanceId, Backoff backoff) {
+        if (!"false".equals(System.getProperty("bizlock.test.wakeUp"))) {
+            return LockFixture.wakingManager(dataSource, instanceId, backoff);
+        }
+        LockDaos dao = LockFixture.daos(dataSource);
+        return LockManager.builder(instanceId)
+                .engine(new LeaseLockEngine(dao.leases(), instanceId, backoff))
+                .modeBindings(dao.modes());
     }
 
     /**
@@ -42,13 +56,7 @@ public final class ContractManagers {
      */
     public static LockManager.Builder fuzzBuilder(LockMode mode, DataSource dataSource, String instanceId) {
         return switch (mode) {
-            case LEASE -> {
-                LockDaos dao = LockFixture.daos(dataSource);
-                yield LockManager.builder(instanceId)
-                        .engine(new LeaseLockEngine(
-                                dao.leases(), instanceId, new Backoff(Duration.ofMillis(1), Duration.ofMillis(10))))
-                        .modeBindings(dao.modes());
-            }
+            case LEASE -> lease(dataSource, instanceId, new Backoff(Duration.ofMillis(1), Duration.ofMillis(10)));
             default -> builder(mode, dataSource, instanceId);
         };
     }

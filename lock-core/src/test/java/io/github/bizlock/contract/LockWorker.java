@@ -26,6 +26,8 @@ import java.util.Optional;
  *   <li>{@code hold MODE LOCK_NAME KEY WATCHDOG_LEASE_MILLIS}: acquires the lock (renewed by the watchdog), answers
  *       {@code ACQUIRED token}, and keeps it until killed (or until the test ends).
  *   <li>{@code hold-fixed MODE LOCK_NAME KEY LEASE_MILLIS}: the same with a fixed lease.
+ *   <li>{@code turns MODE LOCK_NAME KEY}: answers {@code READY}; then at each {@code ACQUIRE} acquires the lock (waiting
+ *       up to 30 s), answers {@code ACQUIRED token}, releases it at once and answers {@code RELEASED}.
  * </ul>
  */
 public final class LockWorker {
@@ -70,6 +72,7 @@ public final class LockWorker {
             switch (command) {
                 case "fuzz" -> fuzz(parent, dataSource, mode, lockName, args);
                 case "hold", "hold-fixed" -> hold(parent, dataSource, mode, lockName, args, command.equals("hold"));
+                case "turns" -> turns(parent, dataSource, mode, lockName, args.get(6));
                 default -> throw new IllegalArgumentException("Unknown command " + command);
             }
         }
@@ -95,6 +98,36 @@ public final class LockWorker {
                 parent.answer(entry.toLine());
             }
             parent.answer("DONE " + result.overlaps() + " " + result.failures());
+        }
+    }
+
+    private static void turns(
+            ParentLink parent, HikariDataSource dataSource, LockMode mode, String lockName, String key)
+            throws Exception {
+        try (LockManager manager = ContractManagers.builder(mode, dataSource, InstanceId.generate())
+                .build()) {
+            parent.answer("READY");
+            parent.serve(command -> {
+                if (!command.equals("ACQUIRE")) {
+                    parent.answer("UNKNOWN " + command);
+                    return;
+                }
+                // On a thread of its own: the test releases its hold only once this one waits.
+                Thread turn = new Thread(() -> {
+                    try {
+                        LockHandle handle = manager.tryAcquire(
+                                        new LockKey(lockName, key), mode, Duration.ofSeconds(30), null)
+                                .orElseThrow();
+                        parent.answer("ACQUIRED " + handle.fencingToken());
+                        handle.unlock();
+                        parent.answer("RELEASED");
+                    } catch (Exception ex) {
+                        ex.printStackTrace();
+                        parent.answer("ERROR " + ex);
+                    }
+                });
+                turn.start();
+            });
         }
     }
 

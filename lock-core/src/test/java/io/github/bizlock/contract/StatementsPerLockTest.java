@@ -38,13 +38,14 @@ class StatementsPerLockTest {
 
     /**
      * Per mode: statements without asking for the fencing token, and asking for it. LEASE writes its token with the
-     * lock; NAMED issues it on the held connection; ROW issues it through the application's pool and then checks that
+     * lock, and takes and releases the key's wake lock around the row (its waiters in other processes queue on it);
+     * NAMED issues it on the held connection; ROW issues it through the application's pool and then checks that
      * its session still answers.
      */
     @ParameterizedTest
     @CsvSource({
-        "LEASE, false, 2",
-        "LEASE, true, 2",
+        "LEASE, false, 4",
+        "LEASE, true, 4",
         "ROW, false, 2",
         "ROW, true, 4",
         "NAMED, false, 2",

@@ -86,6 +86,36 @@ public final class LeaseDao {
         }
     }
 
+    /**
+     * Takes the lock for a waiter queued behind another process's wake lock, without it: only if its lease ended, or
+     * if it has been free for longer than {@code freeFor}. A row freed just now is left to the waiter its release woke.
+     *
+     * @return the highest reserved token, or empty if the row is held, was freed just now, or does not exist yet
+     * @throws DataAccessException if the database did not answer by the deadline, or failed
+     */
+    public OptionalLong tryTakeOver(
+            LockKey key, String owner, Duration lease, int tokens, Duration freeFor, long deadlineNanos) {
+        TokenIssuer.requirePositive(tokens);
+        try {
+            // A floor of another reign issues nothing here; the waiter's next attempt at the row takes it over.
+            return db.updateReturningToken(
+                    deadlineNanos,
+                    sql.takeOver(),
+                    owner,
+                    tokens,
+                    micros(lease),
+                    key.name(),
+                    key.key(),
+                    micros(freeFor));
+        } catch (DataAccessException ex) {
+            if (!ServerErrors.refusedForNow(ex)) {
+                throw ex;
+            }
+            refusals.report(ex);
+            return OptionalLong.empty();
+        }
+    }
+
     private OptionalLong acquire(
             LockKey key, String owner, Duration lease, int tokens, boolean reclaimOwn, long deadlineNanos) {
         long leaseMicros = micros(lease);

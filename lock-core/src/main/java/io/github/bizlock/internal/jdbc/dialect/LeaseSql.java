@@ -121,6 +121,7 @@ public final class LeaseSql {
 
     private final Statement acquireExisting;
     private final Statement acquireExistingOrOwn;
+    private final Statement takeOver;
     private final Statement acquireNew;
     private final Statement release;
     private final Statement releaseStale;
@@ -137,6 +138,16 @@ public final class LeaseSql {
                 Dialect.fill(acquireExisting, "free", "owner_id IS NULL OR expire_at <= UTC_TIMESTAMP(6)"));
         this.acquireExistingOrOwn = dialect.statement(Dialect.fill(
                 acquireExisting, "free", "owner_id IS NULL OR expire_at <= UTC_TIMESTAMP(6) OR owner_id = ?"));
+        // A waiter queued behind another process's wake lock takes the row without it only where the wake lock cannot
+        // be trusted to come: a lease that ended (its holder stopped or lost its way to the server), or a row free for
+        // a
+        // while (its releaser's wake lock is held by a session that no longer answers). A row freed just now is the
+        // next waiter's, whom the release woke.
+        this.takeOver = dialect.statement(Dialect.fill(
+                acquireExisting,
+                "free",
+                "owner_id IS NOT NULL AND expire_at <= UTC_TIMESTAMP(6)"
+                        + " OR expire_at <= UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND"));
         this.acquireNew = dialect.statement(ACQUIRE_NEW);
         this.release = dialect.causal(Dialect.fill(FREE_LOCK, "holder", "owner_id = ? AND fencing_token = ?"));
         this.releaseStale = dialect.causal(Dialect.fill(FREE_LOCK, "holder", "owner_id = ?"));
@@ -167,6 +178,14 @@ public final class LeaseSql {
      */
     public String acquireExistingOrOwn() {
         return acquireExistingOrOwn.sql();
+    }
+
+    /**
+     * {@link #acquireExisting()} for a waiter queued behind another process's wake lock: takes the row only if its
+     * lease ended, or if it has been free for longer than a given time; parameters as there, then that time (µs).
+     */
+    public String takeOver() {
+        return takeOver.sql();
     }
 
     /**

@@ -8,7 +8,7 @@ import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockRow;
-import io.github.bizlock.internal.jdbc.dialect.ServerErrors;
+import io.github.bizlock.internal.jdbc.session.WakeLocks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,15 +16,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
 /**
  * LEASE mode: the lock is a row of the lease table that names its owner and ends at a time of the database's clock.
- * No connection is held between statements; waiting is retrying with {@link Backoff}, done by one thread per JVM.
+ * No connection is held per lock. Waiting, done by one thread per JVM and key, is queueing on the key's wake lock
+ * where there is a wake-up ({@link WakeLocks}), and otherwise retrying with {@link Backoff} ({@link LeaseAcquisition}).
  */
 public final class LeaseLockEngine implements LockEngine, AutoCloseable {
 
@@ -34,11 +33,21 @@ public final class LeaseLockEngine implements LockEngine, AutoCloseable {
     private final String owner;
     private final Backoff backoff;
     private final InDoubtKeys inDoubt;
+    private final @Nullable WakeLocks wakes;
 
+    /** An engine whose waiters poll, with no wake-up. */
     public LeaseLockEngine(LeaseDao dao, String owner, Backoff backoff) {
+        this(dao, owner, backoff, null);
+    }
+
+    /**
+     * @param wakes the wake-up of waiters, which the engine closes; {@code null} for none: waiters poll
+     */
+    public LeaseLockEngine(LeaseDao dao, String owner, Backoff backoff, @Nullable WakeLocks wakes) {
         this.dao = dao;
         this.owner = owner;
         this.backoff = backoff;
+        this.wakes = wakes;
         this.inDoubt = new InDoubtKeys(dao, owner);
     }
 
@@ -55,54 +64,7 @@ public final class LeaseLockEngine implements LockEngine, AutoCloseable {
     @Override
     public @Nullable Grant acquire(LockKey key, Duration lease, int tokens, long deadlineNanos)
             throws InterruptedException {
-        // A key in doubt may have a row naming this owner that no grant knows: the attempts take it back, with a new
-        // token, and no background pass frees the key meanwhile.
-        InDoubtKeys.Doubt doubt = inDoubt.lockIfInDoubt(key, deadlineNanos);
-        if (doubt == InDoubtKeys.BUSY) {
-            return null;
-        }
-        try {
-            boolean reclaimOwn = doubt != null;
-            for (int attempt = 1; ; attempt++) {
-                long sent = System.nanoTime();
-                OptionalLong token;
-                try {
-                    token = dao.tryAcquire(
-                            key, owner, lease, tokens, reclaimOwn, deadlineNanos + DEADLINE_SLACK.toNanos());
-                } catch (DataAccessException ex) {
-                    if (!ServerErrors.connectionFailed(ex)) {
-                        throw ex;
-                    }
-                    // The connection failed under the statement (its cluster node crashed, or its read timed out at the
-                    // deadline): the write may commit with no answer, leaving the row naming this owner with nobody
-                    // holding it. The key is in doubt: later attempts take such a row over, and a background pass
-                    // frees it while no grant of it is held here.
-                    doubt = inDoubt.doubt(key, doubt);
-                    if (deadlineNanos - System.nanoTime() <= 0) {
-                        throw ex;
-                    }
-                    // Try again on a new connection (a failover URL reaches a live node) while the wait lasts.
-                    reclaimOwn = true;
-                    token = OptionalLong.empty();
-                }
-                if (token.isPresent()) {
-                    if (doubt != null) {
-                        doubt.grants.add(token.getAsLong());
-                    }
-                    return new LeaseGrant(key, owner, token.getAsLong(), tokens, lease, sent);
-                }
-                long remaining = deadlineNanos - System.nanoTime();
-                if (remaining <= 0) {
-                    return null;
-                }
-                // The last attempt lands on the deadline rather than after it.
-                TimeUnit.NANOSECONDS.sleep(Math.min(remaining, backoff.pauseNanos(attempt)));
-            }
-        } finally {
-            if (doubt != null) {
-                doubt.lock.unlock();
-            }
-        }
+        return new LeaseAcquisition(dao, owner, backoff, wakes, inDoubt, key, lease, tokens, deadlineNanos).run();
     }
 
     /**
@@ -127,6 +89,8 @@ public final class LeaseLockEngine implements LockEngine, AutoCloseable {
             for (Grant grant : sameLease) {
                 if (lost.contains(grant.key())) {
                     gone.put(grant, loss(grant, System.nanoTime() + RELEASE_TIMEOUT.toNanos()));
+                    // Its waiters take the row over without it anyway; released, they need not wait a re-check.
+                    releaseWake(grant);
                 }
             }
         });
@@ -146,7 +110,14 @@ public final class LeaseLockEngine implements LockEngine, AutoCloseable {
     @Override
     public @Nullable Loss release(Grant grant) {
         long deadline = System.nanoTime() + RELEASE_TIMEOUT.toNanos();
-        boolean held = dao.release(grant.key(), grant.owner(), grant.fencingToken(), deadline);
+        boolean held;
+        try {
+            held = dao.release(grant.key(), grant.owner(), grant.fencingToken(), deadline);
+        } finally {
+            // After the row, so that the waiter it wakes finds the row free; also when the row's release failed, so
+            // that waiters re-check the row rather than wait for a wake-up that may not come.
+            releaseWake(grant);
+        }
         inDoubt.released(grant.key(), grant.fencingToken());
         return held ? null : loss(grant, deadline);
     }
@@ -160,12 +131,22 @@ public final class LeaseLockEngine implements LockEngine, AutoCloseable {
                         .map(grant -> new LeaseDao.HeldToken(grant.key(), grant.fencingToken()))
                         .toList());
         grants.forEach(grant -> inDoubt.released(grant.key(), grant.fencingToken()));
+        grants.forEach(this::releaseWake);
+    }
+
+    private void releaseWake(Grant grant) {
+        if (wakes != null && grant instanceof LeaseGrant lease && lease.wake() != null) {
+            wakes.release(lease.wake());
+        }
     }
 
     /** Stops freeing in-doubt keys: rows they may hold free when their leases end. */
     @Override
     public void close() {
         inDoubt.close();
+        if (wakes != null) {
+            wakes.close();
+        }
     }
 
     /**

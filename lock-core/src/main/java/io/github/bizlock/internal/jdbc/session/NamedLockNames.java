@@ -46,7 +46,20 @@ final class NamedLockNames {
             throw new IllegalArgumentException("The NAMED lock secret must not be blank; give every instance of the"
                     + " application the same random text, or none");
         }
-        byte[] scope = (schema.schemaName() + '\0' + schema.table() + '\0')
+        return scoped("", schema, secret);
+    }
+
+    /**
+     * The names of LEASE's wake locks ({@link WakeLocks}): hashed in a domain of their own, so that a wake lock is never
+     * a NAMED lock of the same key, and without a secret (an account that holds one only slows the key's waiters down
+     * to a re-check a second).
+     */
+    static NamedLockNames wake(LockSchema schema) {
+        return scoped("bizlock-wake\0", schema, null);
+    }
+
+    private static NamedLockNames scoped(String domain, LockSchema schema, @Nullable String secret) {
+        byte[] scope = (domain + schema.schemaName() + '\0' + schema.table() + '\0')
                 .toLowerCase(Locale.ROOT)
                 .getBytes(StandardCharsets.UTF_8);
         return new NamedLockNames(

@@ -101,6 +101,8 @@ final class SessionCanceller {
         private @Nullable Ending ending;
         private long killedAtNanos;
         private boolean finished;
+        /** Set by a thread other than the statement's to have it ended now, as an interrupt of its thread would. */
+        private volatile boolean endNow;
 
         private Watch(Session session, long deadlineNanos, Thread thread) {
             this.session = session;
@@ -131,10 +133,19 @@ final class SessionCanceller {
             }
         }
 
+        /**
+         * Has the statement ended as soon as the canceller sees it, as if its thread were interrupted: for a statement
+         * that runs on a thread of its own, whose caller gave up on it.
+         */
+        void endNow() {
+            endNow = true;
+            LockSupport.unpark(canceller);
+        }
+
         /** Whether the statement is to be ended at {@code now}, and why; {@code null} if not yet. */
         @Nullable
         Ending due(long now) {
-            if (thread.isInterrupted()) {
+            if (endNow || thread.isInterrupted()) {
                 return Ending.INTERRUPT;
             }
             return now - deadlineNanos >= 0 ? Ending.DEADLINE : null;
