@@ -117,12 +117,8 @@ public final class ServerErrors {
      * connection, through a failover URL, reaches a live node.
      */
     public static boolean connectionFailed(DataAccessException ex) {
-        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql) {
-                return sql.getSQLState() != null && sql.getSQLState().startsWith("08");
-            }
-        }
-        return false;
+        SQLException sql = firstSql(ex, any -> true);
+        return sql != null && sql.getSQLState() != null && sql.getSQLState().startsWith("08");
     }
 
     /** Whether the server answered a connection attempt and refused its credentials, anywhere in the causes. */
@@ -153,6 +149,7 @@ public final class ServerErrors {
                 != null;
     }
 
+    /** The first {@link SQLException} in the causes that passes the test, or {@code null}. */
     private static @Nullable SQLException firstSql(Throwable failure, Predicate<SQLException> test) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             if (cause instanceof SQLException sql && test.test(sql)) {
@@ -164,11 +161,7 @@ public final class ServerErrors {
 
     /** The server's error code in the first {@link SQLException} of the cause chain, or 0. */
     public static int errorCode(Throwable ex) {
-        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql) {
-                return sql.getErrorCode();
-            }
-        }
-        return 0;
+        SQLException sql = firstSql(ex, any -> true);
+        return sql == null ? 0 : sql.getErrorCode();
     }
 }
