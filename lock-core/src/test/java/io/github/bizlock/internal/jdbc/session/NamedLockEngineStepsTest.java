@@ -16,8 +16,6 @@ import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.jdbc.LockDaos;
-import io.github.bizlock.internal.jdbc.dialect.GaleraDialects;
-import io.github.bizlock.internal.jdbc.dialect.TableName;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -32,7 +30,6 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
@@ -220,19 +217,8 @@ class NamedLockEngineStepsTest extends SessionEngineFixture<SessionLockEngine> {
         }
     }
 
-    /** The refusal on a cluster where every node takes writes names the mode and the statement that locks one node. */
     @Test
     void onAMultiWriterClusterTheRefusalNamesTheModeAndItsLockStatement() {
-        LockDaos galera = LockDaos.of(
-                database.dataSource(),
-                new DataSourceTransactionManager(database.dataSource()),
-                GaleraDialects.mariaDbNode(TableName.DEFAULT));
-        try (SessionLockEngine refused = engine(galera, plain, "galera")) {
-            assertThat(refused.mode()).isEqualTo(LockMode.NAMED);
-            assertThatThrownBy(refused::requireAllowedHere)
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("bizlock refuses NAMED locks on this server")
-                    .hasMessageContaining("GET_LOCK locks one node only");
-        }
+        assertRefusedOnAMultiWriterCluster(LockMode.NAMED, "GET_LOCK");
     }
 }

@@ -13,8 +13,6 @@ import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.jdbc.LockDaos;
-import io.github.bizlock.internal.jdbc.dialect.GaleraDialects;
-import io.github.bizlock.internal.jdbc.dialect.TableName;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -262,19 +260,8 @@ class RowLockEngineStepsTest extends SessionEngineFixture<SessionLockEngine> {
         return queryLong(connection, "SELECT CONNECTION_ID()");
     }
 
-    /** The refusal on a cluster where every node takes writes names the mode and the statement that locks one node. */
     @Test
     void onAMultiWriterClusterTheRefusalNamesTheModeAndItsLockStatement() {
-        LockDaos galera = LockDaos.of(
-                database.dataSource(),
-                new DataSourceTransactionManager(database.dataSource()),
-                GaleraDialects.mariaDbNode(TableName.DEFAULT));
-        try (SessionLockEngine refused = engine(galera, plain, "galera")) {
-            assertThat(refused.mode()).isEqualTo(LockMode.ROW);
-            assertThatThrownBy(refused::requireAllowedHere)
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("bizlock refuses ROW locks on this server")
-                    .hasMessageContaining("SELECT ... FOR UPDATE locks one node only");
-        }
+        assertRefusedOnAMultiWriterCluster(LockMode.ROW, "SELECT ... FOR UPDATE");
     }
 }

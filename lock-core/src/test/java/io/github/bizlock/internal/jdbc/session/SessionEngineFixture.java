@@ -1,10 +1,16 @@
 package io.github.bizlock.internal.jdbc.session;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.github.bizlock.LockFixture;
+import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTest;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LockDaos;
+import io.github.bizlock.internal.jdbc.dialect.GaleraDialects;
+import io.github.bizlock.internal.jdbc.dialect.TableName;
 import io.github.bizlock.test.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -17,6 +23,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
@@ -61,6 +68,24 @@ public abstract class SessionEngineFixture<E extends SessionLockEngine> {
 
     /** An engine of the mode under test, holding at most two sessions from {@code sessions}. */
     protected abstract E engine(LockDaos daos, DataSource sessions, String owner);
+
+    /**
+     * Checks that the mode's engine, on a cluster where every node takes writes, is refused naming the mode and the
+     * statement that locks one node.
+     */
+    protected void assertRefusedOnAMultiWriterCluster(LockMode mode, String lockStatement) {
+        LockDaos galera = LockDaos.of(
+                database.dataSource(),
+                new DataSourceTransactionManager(database.dataSource()),
+                GaleraDialects.mariaDbNode(TableName.DEFAULT));
+        try (E refused = engine(galera, plain, "galera")) {
+            assertThat(refused.mode()).isEqualTo(mode);
+            assertThatThrownBy(refused::requireAllowedHere)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("bizlock refuses " + mode + " locks on this server")
+                    .hasMessageContaining(lockStatement + " locks one node only");
+        }
+    }
 
     @BeforeEach
     void engines(TestDatabase database, TestInfo test) {
