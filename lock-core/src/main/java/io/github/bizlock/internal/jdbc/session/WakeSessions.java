@@ -191,9 +191,8 @@ final class WakeSessions {
         lock.lock();
         try {
             waiting.remove(session);
-            Map<String, Object> names = held.get(session);
-            if (names != null && name != null && hold != null) {
-                names.put(name, hold);
+            if (name != null && hold != null) {
+                took(session, name, hold);
             }
         } finally {
             lock.unlock();
