@@ -153,13 +153,7 @@ public class BizLockProperties {
     }
 
     public void setLeaseTime(@Nullable Duration leaseTime) {
-        if (leaseTime != null) {
-            String fix = "Set bizlock.lease-time to a duration from 1ms to " + PropertyChecks.MAX_LEASE
-                    + ", or remove it to have a watchdog renew leases while their holders run";
-            PropertyChecks.positive("bizlock.lease-time", leaseTime, fix);
-            PropertyChecks.atMostMaxLease("bizlock.lease-time", leaseTime, fix);
-        }
-        this.leaseTime = leaseTime;
+        this.leaseTime = leaseTime != null ? PropertyChecks.leaseTime(leaseTime) : null;
     }
 
     public Duration getShutdownGracePeriod() {
@@ -178,18 +172,7 @@ public class BizLockProperties {
     }
 
     public void setWatchdogLease(Duration watchdogLease) {
-        String fix = "Set bizlock.watchdog-lease to a duration from "
-                + PropertyChecks.text(LockDefaults.MIN_WATCHDOG_LEASE) + " to " + PropertyChecks.MAX_LEASE
-                + ", or remove it for the default of " + PropertyChecks.text(LockDefaults.WATCHDOG_LEASE);
-        if (watchdogLease.compareTo(LockDefaults.MIN_WATCHDOG_LEASE) < 0) {
-            throw new BizLockPropertyException(
-                    "bizlock.watchdog-lease",
-                    PropertyChecks.text(watchdogLease),
-                    "it must be at least " + PropertyChecks.text(LockDefaults.MIN_WATCHDOG_LEASE)
-                            + ", since it is renewed every third of it",
-                    fix);
-        }
-        this.watchdogLease = PropertyChecks.atMostMaxLease("bizlock.watchdog-lease", watchdogLease, fix);
+        this.watchdogLease = PropertyChecks.watchdogLease(watchdogLease);
     }
 
     public boolean isWakeUp() {
@@ -227,16 +210,7 @@ public class BizLockProperties {
     }
 
     public void setInstanceId(@Nullable String instanceId) {
-        try {
-            this.instanceId = instanceId != null ? LockDefaults.checkInstanceId(instanceId) : null;
-        } catch (IllegalArgumentException ex) {
-            throw PropertyChecks.refused(
-                    "bizlock.instance-id",
-                    instanceId,
-                    ex,
-                    "Set bizlock.instance-id to a name of at most " + LockDefaults.INSTANCE_ID_MAX_LENGTH
-                            + " characters, or remove bizlock.instance-id to use host:pid:random");
-        }
+        this.instanceId = instanceId != null ? PropertyChecks.instanceId(instanceId) : null;
     }
 
     public String getTableName() {
@@ -244,18 +218,7 @@ public class BizLockProperties {
     }
 
     public void setTableName(String tableName) {
-        try {
-            this.tableName = LockDefaults.checkTableName(tableName);
-        } catch (IllegalArgumentException ex) {
-            throw PropertyChecks.refused(
-                    "bizlock.table-name",
-                    tableName,
-                    ex,
-                    "Set bizlock.table-name to a name of at most " + LockDefaults.TABLE_NAME_MAX_LENGTH
-                            + " characters of"
-                            + " letters, digits and underscores that starts with a letter or underscore, or remove"
-                            + " it to use " + LockDefaults.TABLE_NAME);
-        }
+        this.tableName = PropertyChecks.tableName(tableName);
     }
 
     public int getAdvisorOrder() {

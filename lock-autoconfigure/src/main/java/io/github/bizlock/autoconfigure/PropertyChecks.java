@@ -1,6 +1,7 @@
 package io.github.bizlock.autoconfigure;
 
 import io.github.bizlock.LockOptions;
+import io.github.bizlock.service.LockDefaults;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +49,58 @@ final class PropertyChecks {
             throw new BizLockPropertyException(property, Integer.toString(value), problem, fix);
         }
         return value;
+    }
+
+    /** {@code bizlock.lease-time}: positive and at most the longest lease. */
+    static Duration leaseTime(Duration leaseTime) {
+        String fix = "Set bizlock.lease-time to a duration from 1ms to " + MAX_LEASE
+                + ", or remove it to have a watchdog renew leases while their holders run";
+        positive("bizlock.lease-time", leaseTime, fix);
+        return atMostMaxLease("bizlock.lease-time", leaseTime, fix);
+    }
+
+    /** {@code bizlock.watchdog-lease}: long enough to be renewed every third of it, and at most the longest lease. */
+    static Duration watchdogLease(Duration watchdogLease) {
+        String fix = "Set bizlock.watchdog-lease to a duration from " + text(LockDefaults.MIN_WATCHDOG_LEASE) + " to "
+                + MAX_LEASE + ", or remove it for the default of " + text(LockDefaults.WATCHDOG_LEASE);
+        if (watchdogLease.compareTo(LockDefaults.MIN_WATCHDOG_LEASE) < 0) {
+            throw new BizLockPropertyException(
+                    "bizlock.watchdog-lease",
+                    text(watchdogLease),
+                    "it must be at least " + text(LockDefaults.MIN_WATCHDOG_LEASE)
+                            + ", since it is renewed every third of it",
+                    fix);
+        }
+        return atMostMaxLease("bizlock.watchdog-lease", watchdogLease, fix);
+    }
+
+    /** {@code bizlock.instance-id}, checked as {@link LockDefaults#checkInstanceId} does. */
+    static String instanceId(String instanceId) {
+        try {
+            return LockDefaults.checkInstanceId(instanceId);
+        } catch (IllegalArgumentException ex) {
+            throw refused(
+                    "bizlock.instance-id",
+                    instanceId,
+                    ex,
+                    "Set bizlock.instance-id to a name of at most " + LockDefaults.INSTANCE_ID_MAX_LENGTH
+                            + " characters, or remove bizlock.instance-id to use host:pid:random");
+        }
+    }
+
+    /** {@code bizlock.table-name}, checked as {@link LockDefaults#checkTableName} does. */
+    static String tableName(String tableName) {
+        try {
+            return LockDefaults.checkTableName(tableName);
+        } catch (IllegalArgumentException ex) {
+            throw refused(
+                    "bizlock.table-name",
+                    tableName,
+                    ex,
+                    "Set bizlock.table-name to a name of at most " + LockDefaults.TABLE_NAME_MAX_LENGTH
+                            + " characters of letters, digits and underscores that starts with a letter or"
+                            + " underscore, or remove it to use " + LockDefaults.TABLE_NAME);
+        }
     }
 
     /** A property refused by a check bizlock shares with code that is not configured by properties. */

@@ -125,10 +125,7 @@ public final class LockService implements AutoCloseable {
             return this;
         }
 
-        /**
-         * The owner id the services this builder builds have in lock rows: the instance id with its random part, chosen
-         * when the builder was made or the instance id set, so known before {@link #build()}.
-         */
+        /** The owner id of this builder's services in lock rows (instance id and random part), known before build. */
         public String instanceId() {
             return settings.instanceId;
         }
@@ -218,10 +215,7 @@ public final class LockService implements AutoCloseable {
             return this;
         }
 
-        /**
-         * How often a held ROW or NAMED lock's session is checked (default 1 s; a third of the watchdog's lease if that
-         * is shorter): the longest a holder goes on after its session was killed or the server restarted.
-         */
+        /** How often a held ROW or NAMED lock's session is checked (1 s, at most a third of the watchdog lease). */
         public Builder sessionHeartbeat(Duration sessionHeartbeat) {
             settings.sessionHeartbeat = ServiceSettings.positive("sessionHeartbeat", sessionHeartbeat);
             return this;
@@ -232,10 +226,7 @@ public final class LockService implements AutoCloseable {
          * on the server cannot compute a key's lock name to probe or block it.
          */
         public Builder namedSecret(String namedSecret) {
-            if (namedSecret.isBlank()) {
-                throw new IllegalArgumentException("namedSecret must not be blank");
-            }
-            settings.namedSecret = namedSecret;
+            settings.namedSecret = ServiceSettings.notBlank("namedSecret", namedSecret);
             return this;
         }
 

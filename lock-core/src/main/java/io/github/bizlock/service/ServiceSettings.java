@@ -70,4 +70,11 @@ final class ServiceSettings {
         }
         return value;
     }
+
+    static String notBlank(String setting, String value) {
+        if (value.isBlank()) {
+            throw new IllegalArgumentException(setting + " must not be blank");
+        }
+        return value;
+    }
 }
