@@ -58,6 +58,7 @@ class LockServiceFacesTest {
             assertThat(row.held()).isTrue();
             assertThat(row.expiresAt()).isAfter(row.acquiredAt());
             assertThat(dao.findHeld(10)).containsExactly(row);
+            assertThat(dao.findHeld(1)).as("a limit of one").containsExactly(row);
             assertThatThrownBy(() -> dao.findHeld(0))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("limit must be at least 1, was 0");

@@ -321,6 +321,8 @@ class LockServiceTest {
                 .onLost(LockLostPolicy.LOG)
                 .backoff(Duration.ofMillis(5), Duration.ofMillis(20))
                 .sessionDataSource(sessions)
+                .wakeUp(true)
+                .maxWriteConnections(4)
                 .maxSessions(1)
                 .sessionHeartbeat(Duration.ofMillis(500))
                 .singleWriter(false)
