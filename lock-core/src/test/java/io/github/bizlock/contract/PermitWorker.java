@@ -1,6 +1,5 @@
 package io.github.bizlock.contract;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
@@ -47,19 +46,13 @@ public final class PermitWorker {
     }
 
     private static void run(ParentLink parent, List<String> args) throws Exception {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(args.get(0));
-        config.setUsername(args.get(1));
-        config.setPassword(args.get(2));
-        config.setMaximumPoolSize(16);
-        config.setPoolName("permit-worker");
         String command = args.get(3);
         LockMode mode = LockMode.valueOf(args.get(4));
         String lockName = args.get(5);
         int permits = Integer.parseInt(args.get(6));
         int first = Integer.parseInt(args.get(7));
         int second = Integer.parseInt(args.get(8));
-        try (HikariDataSource dataSource = new HikariDataSource(config)) {
+        try (HikariDataSource dataSource = ContractManagers.childPool(args, "permit-worker", 16)) {
             LockManager.Builder builder = ContractManagers.builder(mode, dataSource, InstanceId.generate());
             if (command.equals("hold")) {
                 builder.watchdogLease(Duration.ofMillis(second));
