@@ -25,6 +25,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -242,6 +244,35 @@ public abstract class AbstractSemaphoreTest {
                 .as("the slot the waiter got")
                 .contains(freed);
         a.unlock();
+    }
+
+    @Test
+    void anInterruptedWaiterHoldsNothingAndKeepsItsInterruptFlag(DataSource dataSource) throws Exception {
+        LockTemplate locks = template(dataSource);
+        LockTemplate other = template(dataSource);
+        try (PermitHandle only = other.acquirePermit(name, "k", 1)) {
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            AtomicBoolean stillInterrupted = new AtomicBoolean();
+            Thread waiter = new Thread(() -> {
+                try {
+                    locks.acquirePermit(name, "k", 1, LockOptions.defaults().waitTime(Duration.ofSeconds(30)));
+                } catch (Throwable ex) {
+                    failure.set(ex);
+                    stillInterrupted.set(Thread.currentThread().isInterrupted());
+                }
+            });
+            waiter.start();
+            Thread.sleep(300); // let it wait; the outcome is the same if it has not started yet
+            waiter.interrupt();
+            waiter.join(TimeUnit.SECONDS.toMillis(10));
+            assertThat(waiter.isAlive()).isFalse();
+            assertThat(failure.get())
+                    .isInstanceOf(LockAcquisitionException.class)
+                    .hasMessageContaining("Interrupted while waiting for a permit of " + name + "/k; nothing is held");
+            assertThat(stillInterrupted).as("the interrupt flag, kept").isTrue();
+            assertThat(only.isHeld()).isTrue();
+        }
+        assertThat(managers.get(0).heldCount()).isZero();
     }
 
     @Test
