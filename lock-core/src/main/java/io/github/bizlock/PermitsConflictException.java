@@ -28,9 +28,11 @@ public class PermitsConflictException extends IllegalStateException {
         super("Lock name '" + lockName + "' is bound to " + describe(boundPermits) + ", but this call asked for "
                 + describe(requestedPermits) + ". Processes that disagree on a name's permits would let more holders"
                 + " in than either allows, so bizlock binds each name to what its first use asked for, for every"
-                + " instance. Use '" + lockName + "' as " + describe(boundPermits) + " everywhere"
+                + " instance. Use '" + lockName + "' " + (boundPermits == 0 ? "for " : "as ") + describe(boundPermits)
+                + " everywhere"
                 + (boundPermits > 0 ? " (LockTemplate.acquirePermit(name, key, " + boundPermits + ", ...))" : "")
-                + ", or another name; or, to make it " + describe(requestedPermits) + ", stop every instance that uses"
+                + ", or another name; or, to bind it to " + describe(requestedPermits)
+                + ", stop every instance that uses"
                 + " it, run these statements, and start the instances again with the new number:\n"
                 + Objects.requireNonNull(changeStatements, "changeStatements"));
         this.lockName = lockName;
