@@ -47,6 +47,9 @@ class ArchitectureTest {
             LockTemplate.class,
             LockHandle.class,
             MultiLockHandle.class,
+            // The semaphore: its handle, and the refusal of a name used with other permits.
+            PermitHandle.class,
+            PermitsConflictException.class,
             LockOptions.class,
             LockMode.class,
             LockResult.class,

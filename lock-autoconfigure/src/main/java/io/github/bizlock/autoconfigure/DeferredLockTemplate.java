@@ -6,6 +6,7 @@ import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.MultiLockHandle;
+import io.github.bizlock.PermitHandle;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Optional;
@@ -81,6 +82,26 @@ final class DeferredLockTemplate implements LockTemplate {
         }
         Wait wait = new Wait(options);
         return template(name, String.valueOf(keys), wait.deadlineNanos).tryAcquireAll(name, keys, wait.rest(options));
+    }
+
+    @Override
+    public PermitHandle acquirePermit(String name, String key, int permits, LockOptions options) {
+        LockTemplate ready = template;
+        if (ready != null) {
+            return ready.acquirePermit(name, key, permits, options);
+        }
+        Wait wait = new Wait(options);
+        return template(name, key, wait.deadlineNanos).acquirePermit(name, key, permits, wait.rest(options));
+    }
+
+    @Override
+    public Optional<PermitHandle> tryAcquirePermit(String name, String key, int permits, LockOptions options) {
+        LockTemplate ready = template;
+        if (ready != null) {
+            return ready.tryAcquirePermit(name, key, permits, options);
+        }
+        Wait wait = new Wait(options);
+        return template(name, key, wait.deadlineNanos).tryAcquirePermit(name, key, permits, wait.rest(options));
     }
 
     @Override

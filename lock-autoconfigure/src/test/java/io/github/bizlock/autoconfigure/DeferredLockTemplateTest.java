@@ -12,6 +12,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.MultiLockHandle;
+import io.github.bizlock.PermitHandle;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.LockRow;
@@ -158,6 +159,21 @@ class DeferredLockTemplateTest {
         }
         assertThat(held("deferred-all", "1")).isFalse();
         assertThat(held("deferred-all", "3")).isFalse();
+    }
+
+    @Test
+    void permitsTakenBeforeAndAfterTheLockBeansWereMadeGoThroughTheManager() {
+        LockTemplate template = deferred(() -> service);
+        try (PermitHandle first = template.acquirePermit("deferred-permits", "k", 2);
+                PermitHandle second = template.tryAcquirePermit("deferred-permits", "k", 2, Duration.ZERO)
+                        .orElseThrow()) {
+            assertThat(List.of(first.slot(), second.slot())).containsExactlyInAnyOrder(0, 1);
+            assertThat(held("deferred-permits", "k#0")).isTrue();
+            assertThat(held("deferred-permits", "k#1")).isTrue();
+            assertThat(second.fencingToken()).isPositive();
+        }
+        assertThat(held("deferred-permits", "k#0")).isFalse();
+        assertThat(held("deferred-permits", "k#1")).isFalse();
     }
 
     /** The failure of a first connection, as the DAO's bean reports it. */

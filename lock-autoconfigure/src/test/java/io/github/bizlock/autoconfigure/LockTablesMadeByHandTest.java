@@ -49,7 +49,7 @@ class LockTablesMadeByHandTest {
         try (ConfigurableApplicationContext application = FailedStart.start(properties)) {
             assertThat(history())
                     .as("one baseline row at the latest version, nothing run, nothing failed")
-                    .containsExactly(Map.of("version", "6", "type", "BASELINE", "success", true));
+                    .containsExactly(Map.of("version", "8", "type", "BASELINE", "success", true));
             try (LockHandle lock = application.getBean(LockTemplate.class).acquire("order", "1")) {
                 assertThat(lock.fencingToken()).isPositive();
             }
@@ -58,7 +58,7 @@ class LockTablesMadeByHandTest {
 
     @Test
     void tablesOfAnEarlierReleaseGetOnlyTheLaterMigrations() {
-        // The DDL as bizlock 3 printed it: no mode table (V4) and no fencing epoch columns (V5, V6) yet.
+        // The DDL as bizlock 3 printed it: no mode table (V4, with V8's permits) and no fencing epoch columns (V5, V6).
         jdbc.execute("DROP TABLE biz_lock_mode");
         dropFencingEpochColumns();
 
@@ -68,7 +68,8 @@ class LockTablesMadeByHandTest {
                             Map.of("version", "3", "type", "BASELINE", "success", true),
                             Map.of("version", "4", "type", "SQL", "success", true),
                             Map.of("version", "5", "type", "SQL", "success", true),
-                            Map.of("version", "6", "type", "SQL", "success", true));
+                            Map.of("version", "6", "type", "SQL", "success", true),
+                            Map.of("version", "8", "type", "SQL", "success", true));
             try (LockHandle lock = application.getBean(LockTemplate.class).acquire("order", "1")) {
                 assertThat(lock.fencingToken()).isPositive();
             }
@@ -96,7 +97,8 @@ class LockTablesMadeByHandTest {
         assertThat(output.getAll())
                 .contains("The bizlock tables in this database were created without its migrations and match no"
                         + " version of them")
-                .contains("biz_lock_token_floor.token_boot exist, but biz_lock_row_created_at do not")
+                .contains("biz_lock_token_floor.token_boot, biz_lock_mode.permits exist, but biz_lock_row_created_at do"
+                        + " not")
                 .contains("CREATE INDEX biz_lock_row_created_at ON biz_lock_row (created_at);");
         assertThat(jdbc.queryForObject(
                         "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE()"

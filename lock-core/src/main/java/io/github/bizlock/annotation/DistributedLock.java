@@ -85,6 +85,21 @@ public @interface DistributedLock {
     String[] keys() default {};
 
     /**
+     * Makes the lock a semaphore of this many permits: at most {@code permits} calls per key run at once across all
+     * instances, each holding a permit with its own lease and fencing token, as with
+     * {@link io.github.bizlock.LockTemplate#acquirePermit LockTemplate.acquirePermit}; waiting for a permit polls. 0 (the
+     * default) is a plain lock: one call per key. At most {@link io.github.bizlock.PermitHandle#MAX_PERMITS}, and not
+     * with {@link #keys()}: the bean fails to be created otherwise. The name is bound to its number of permits for every
+     * instance, so all methods and calls that use the name must give the same number.
+     *
+     * <pre>{@code
+     * @DistributedLock(name = "export", key = "#tenant", permits = 4)
+     * public void export(String tenant) { ... }
+     * }</pre>
+     */
+    int permits() default 0;
+
+    /**
      * How long to wait for the lock when it is held elsewhere, e.g. {@code 3s}, {@code 500ms} or {@code PT3S}; {@code 0}
      * tries once. Empty means {@code bizlock.wait-time}. Property placeholders are resolved.
      */

@@ -6,6 +6,7 @@ import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.MultiLockHandle;
+import io.github.bizlock.PermitHandle;
 import io.github.bizlock.annotation.DistributedLock;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -80,6 +81,17 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                     lock::unlock,
                     lock.name() + "/" + lock.keys(),
                     rollbackOnly ? RollbackOnLockLost.guard(lock, locks.instanceId()) : null);
+        } else if (locked.permits() > 0) {
+            Optional<PermitHandle> acquired =
+                    locks.tryAcquirePermit(locked.name(), key, locked.permits(), locked.options());
+            if (acquired.isEmpty()) {
+                return notAcquired(locked, key, target, args);
+            }
+            PermitHandle permit = acquired.get();
+            held = new Held(
+                    permit::unlock,
+                    permit.name() + "/" + permit.key() + " (permit " + permit.slot() + ")",
+                    rollbackOnly ? RollbackOnLockLost.guard(permit, locks.instanceId()) : null);
         } else {
             Optional<LockHandle> acquired = locks.tryAcquire(locked.name(), key, locked.options());
             if (acquired.isEmpty()) {
@@ -127,8 +139,13 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                 throw new LockAcquisitionException(
                         locked.name(),
                         key,
-                        locked.description() + ": lock " + locked.name() + "/" + key + " is held elsewhere and was not"
-                                + " acquired within "
+                        locked.description()
+                                + (locked.permits() > 0
+                                        ? ": no permit of semaphore " + locked.name() + "/" + key + " ("
+                                                + locked.permits() + " permits) was free"
+                                        : ": lock " + locked.name() + "/" + key + " is held elsewhere and was not"
+                                                + " acquired")
+                                + " within "
                                 + (wait != null ? wait.toString() : "the default wait time (bizlock.wait-time)"),
                         null);
             }

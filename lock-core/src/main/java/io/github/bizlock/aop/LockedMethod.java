@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param onFailure what to do when the lock is not acquired
  * @param fallback the fallback method, when {@code onFailure} is {@code FALLBACK}
  * @param returnsOptional whether the method returns {@link java.util.Optional}
+ * @param permits the permits of the semaphore the method holds one of; 0 when it holds a plain lock
  */
 record LockedMethod(
         Method method,
@@ -27,7 +28,8 @@ record LockedMethod(
         LockOptions options,
         OnFailure onFailure,
         @Nullable Method fallback,
-        boolean returnsOptional) {
+        boolean returnsOptional,
+        int permits) {
 
     /** Whether the method locks several keys ({@code keys}) rather than one. */
     boolean locksSeveralKeys() {

@@ -3,6 +3,7 @@ package io.github.bizlock.aop;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
+import io.github.bizlock.PermitHandle;
 import io.github.bizlock.annotation.DistributedLock;
 import io.github.bizlock.annotation.OnFailure;
 import java.lang.reflect.Method;
@@ -125,6 +126,7 @@ final class LockedMethodResolver {
                     + " expressions into ONE lock key (\"a:b\"); keys locks each value as a key of its own, all of them"
                     + " together. Keep the one you mean: key = {...} for one composite key, keys = {...} for several");
         }
+        refuseBadPermits(lock, description);
         keys.parse(method, lock.key());
         keys.parse(method, lock.keys());
         refuseEarlyReturn(method, description);
@@ -150,7 +152,21 @@ final class LockedMethodResolver {
                 options,
                 lock.onFailure(),
                 fallback,
-                returnType == Optional.class);
+                returnType == Optional.class,
+                lock.permits());
+    }
+
+    /** Refuses a number of permits that no call could use: out of range, or with several keys. */
+    private static void refuseBadPermits(DistributedLock lock, String description) {
+        if (lock.permits() < 0 || lock.permits() > PermitHandle.MAX_PERMITS) {
+            throw new IllegalArgumentException(description + " sets permits = " + lock.permits() + "; set 1 to "
+                    + PermitHandle.MAX_PERMITS + " for a semaphore of that many permits, or leave it out (0) for a"
+                    + " plain lock");
+        }
+        if (lock.permits() > 0 && lock.keys().length > 0) {
+            throw new IllegalArgumentException(description + " sets both permits and keys: a permit is one of a"
+                    + " semaphore's, of one key; use key = {...} with permits, or keys = {...} without");
+        }
     }
 
     /**

@@ -7,6 +7,7 @@ import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.MultiLockHandle;
+import io.github.bizlock.PermitHandle;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -56,6 +57,18 @@ public final class RollbackOnLockLost implements TransactionExecutionListener {
             }
             return null;
         });
+    }
+
+    /** {@link #guard(LockHandle, String)} for a semaphore's permit: the lock lost is its slot's. */
+    static Guard guard(PermitHandle permit, String owner) {
+        return guard(() -> permit.isHeld()
+                ? null
+                : lostEvent(
+                        permit.name(),
+                        permit.key() + "#" + permit.slot(),
+                        permit.mode(),
+                        issuedToken(permit::fencingToken),
+                        owner));
     }
 
     private static Guard guard(Supplier<@Nullable LockLostEvent> lost) {

@@ -10,6 +10,7 @@ import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.MultiLockHandle;
+import io.github.bizlock.PermitHandle;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -190,6 +191,74 @@ class RollbackGuardTest {
             });
             guard.released();
             assertThatCode(RollbackGuardTest::commit).doesNotThrowAnyException();
+        }
+    }
+
+    /** A semaphore's permit: slot 2 of 4, held through its slot's lock. */
+    static final class Permit implements PermitHandle {
+
+        final Handle slotLock = new Handle();
+
+        @Override
+        public String name() {
+            return "export";
+        }
+
+        @Override
+        public String key() {
+            return "acme";
+        }
+
+        @Override
+        public int permits() {
+            return 4;
+        }
+
+        @Override
+        public int slot() {
+            return 2;
+        }
+
+        @Override
+        public LockMode mode() {
+            return LockMode.NAMED;
+        }
+
+        @Override
+        public long fencingToken() {
+            return slotLock.fencingToken();
+        }
+
+        @Override
+        public boolean isHeld() {
+            return slotLock.held;
+        }
+
+        @Override
+        public void unlock() {
+            slotLock.unlock();
+        }
+
+        @Override
+        public void close() {
+            unlock();
+        }
+    }
+
+    @Test
+    void aLostPermitFailsTheCommitNamingItsSlotsLock() {
+        Permit permit = new Permit();
+        try (RollbackOnLockLost.Guard guard = RollbackOnLockLost.guard(permit, "instance-1")) {
+            assertThatCode(RollbackGuardTest::commit).doesNotThrowAnyException();
+            permit.slotLock.held = false;
+            assertThatThrownBy(RollbackGuardTest::commit).isInstanceOfSatisfying(LockLostException.class, ex -> {
+                LockLostEvent event = ex.event();
+                assertThat(event.name()).isEqualTo("export");
+                assertThat(event.key()).isEqualTo("acme#2");
+                assertThat(event.mode()).isEqualTo(LockMode.NAMED);
+                assertThat(event.fencingToken()).isEqualTo(42);
+                assertThat(event.owner()).isEqualTo("instance-1");
+            });
         }
     }
 

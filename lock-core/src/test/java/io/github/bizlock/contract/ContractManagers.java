@@ -1,5 +1,7 @@
 package io.github.bizlock.contract;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.jdbc.LockDaos;
@@ -8,6 +10,7 @@ import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLocks;
 import io.github.bizlock.internal.lock.LockManager;
 import java.time.Duration;
+import java.util.List;
 import javax.sql.DataSource;
 
 /**
@@ -17,6 +20,21 @@ import javax.sql.DataSource;
 public final class ContractManagers {
 
     private ContractManagers() {}
+
+    /**
+     * A child JVM's pool on the database its first three arguments name: JDBC URL, user, password.
+     *
+     * @param size the most connections, one per worker thread and some for the lock manager
+     */
+    public static HikariDataSource childPool(List<String> args, String poolName, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(args.get(0));
+        config.setUsername(args.get(1));
+        config.setPassword(args.get(2));
+        config.setMaximumPoolSize(size);
+        config.setPoolName(poolName);
+        return new HikariDataSource(config);
+    }
 
     /** Creates what the mode needs in a fresh database. */
     public static void createSchema(LockMode mode, DataSource dataSource) {

@@ -6,13 +6,18 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockTemplate;
+import io.github.bizlock.PermitHandle;
 import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
 import io.github.bizlock.test.TestDatabases;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
@@ -70,6 +75,57 @@ class StatementsPerLockTest {
                     TestDatabases.server(), mode, perCycle, token ? " with a fencing token" : "");
             // A heartbeat or renewal may fall into the run.
             assertThat(perCycle).isBetween((double) expected, expected + 0.1);
+        }
+    }
+
+    /**
+     * Per mode, for a semaphore of 4 permits (docs/semaphore.md): a permit taken and given back uncontended costs what
+     * one lock and unlock of its slot costs, and a waiter's round of tries while all 4 are held elsewhere costs one try
+     * per slot, each what a lock that is held elsewhere costs with a wait of zero: 2 statements in LEASE and ROW, 1
+     * ({@code GET_LOCK(..., 0)}) in NAMED.
+     */
+    @ParameterizedTest
+    @CsvSource({"LEASE, 4, 8", "ROW, 2, 8", "NAMED, 2, 4"})
+    void aPermitCostsItsSlotsLockAndARoundOfWaitingOneTryPerSlot(
+            LockMode mode, int expectedPerPermit, int expectedPerRound, TestDatabase database) throws Exception {
+        String name = "permit-statements-" + mode;
+        try (HikariDataSource counted = countedPool(database);
+                LockManager holder = ContractManagers.builder(mode, counted, InstanceId.generate())
+                        .build();
+                LockManager waiter = ContractManagers.builder(mode, counted, InstanceId.generate())
+                        .build()) {
+            LockTemplate holds = new DefaultLockTemplate(holder, mode, Duration.ofSeconds(10), null);
+            LockTemplate waits = new DefaultLockTemplate(waiter, mode, Duration.ofSeconds(10), null);
+            // Bind the name in both processes, create every slot's row and open the sessions.
+            for (LockTemplate locks : List.of(waits, holds)) {
+                List<PermitHandle> all = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    all.add(locks.acquirePermit(name, "k", 4));
+                }
+                all.forEach(PermitHandle::unlock);
+            }
+            long before = StatementCounter.sent();
+            for (int i = 0; i < CYCLES; i++) {
+                holds.acquirePermit(name, "k", 4).unlock();
+            }
+            double perPermit = (StatementCounter.sent() - before) / (double) CYCLES;
+            List<PermitHandle> all = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                all.add(holds.acquirePermit(name, "k", 4));
+            }
+            long beforeRound = StatementCounter.sent();
+            for (int i = 0; i < 10; i++) {
+                assertThat(waits.tryAcquirePermit(name, "k", 4, Duration.ZERO)).isEmpty();
+            }
+            double perRound = (StatementCounter.sent() - beforeRound) / 10.0;
+            all.forEach(PermitHandle::unlock);
+            System.out.printf(
+                    "%s %s: %.1f statements per permit taken and given back, %.1f per round of tries while all 4"
+                            + " are held%n",
+                    TestDatabases.server(), mode, perPermit, perRound);
+            // A heartbeat or renewal may fall into the runs.
+            assertThat(perPermit).isBetween((double) expectedPerPermit, expectedPerPermit + 0.1);
+            assertThat(perRound).isBetween((double) expectedPerRound, expectedPerRound + 0.2);
         }
     }
 

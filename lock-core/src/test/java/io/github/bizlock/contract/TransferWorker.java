@@ -1,6 +1,5 @@
 package io.github.bizlock.contract;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
@@ -42,17 +41,11 @@ public final class TransferWorker {
     }
 
     private static void run(ParentLink parent, List<String> args) throws Exception {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(args.get(0));
-        config.setUsername(args.get(1));
-        config.setPassword(args.get(2));
-        config.setMaximumPoolSize(16);
-        config.setPoolName("transfer-worker");
         LockMode mode = LockMode.valueOf(args.get(3));
         String lockName = args.get(4);
         int threads = Integer.parseInt(args.get(5));
         int transfers = Integer.parseInt(args.get(6));
-        try (HikariDataSource dataSource = new HikariDataSource(config);
+        try (HikariDataSource dataSource = ContractManagers.childPool(args, "transfer-worker", 16);
                 LockManager manager = ContractManagers.builder(mode, dataSource, InstanceId.generate())
                         .build()) {
             LockTemplate locks = new DefaultLockTemplate(manager, mode, Duration.ofSeconds(10), null);

@@ -25,10 +25,17 @@ public final class LockSchema {
     public static final String TABLE_PLACEHOLDER = "bizlock_table";
 
     /**
-     * A migration, version {@code index + 1} in {@link #MIGRATIONS}, and the tables, indexes and columns
-     * ({@code table.column}) it creates, by their suffix to the table name.
+     * A migration, and the tables, indexes and columns ({@code table.column}) it creates, by their suffix to the table
+     * name.
      */
-    private record Migration(String resource, List<String> creates) {}
+    private record Migration(String resource, List<String> creates) {
+
+        /** The version its file name gives ({@code V<version>__...}): versions need not be consecutive. */
+        int version() {
+            String file = resource.substring(resource.lastIndexOf('/') + 2);
+            return Integer.parseInt(file.substring(0, file.indexOf("__")));
+        }
+    }
 
     private static final List<Migration> MIGRATIONS = List.of(
             new Migration("db/bizlock/migration/V1__create_biz_lock.sql", List.of("", "_token_floor")),
@@ -44,7 +51,8 @@ public final class LockSchema {
                             ".token_epoch",
                             "_token.token_epoch",
                             "_token_floor.token_epoch",
-                            "_token_floor.token_boot")));
+                            "_token_floor.token_boot")),
+            new Migration("db/bizlock/migration/V8__semaphore_permits.sql", List.of("_mode.permits")));
 
     private final LockJdbc db;
     private final SchemaSql sql;
@@ -118,7 +126,7 @@ public final class LockSchema {
                 (existing.contains(lower(table + suffix)) ? present : missing).add(table + suffix);
             }
             if (missing.isEmpty()) {
-                version++;
+                version = migration.version();
             }
         }
         if (present.size() > objectsUpTo(version)) {
@@ -132,7 +140,8 @@ public final class LockSchema {
     }
 
     private static int objectsUpTo(int version) {
-        return MIGRATIONS.subList(0, version).stream()
+        return MIGRATIONS.stream()
+                .filter(migration -> migration.version() <= version)
                 .mapToInt(migration -> migration.creates().size())
                 .sum();
     }

@@ -7,6 +7,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.MultiLockHandle;
+import io.github.bizlock.PermitHandle;
 import io.github.bizlock.internal.engine.LockKey;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -128,6 +129,30 @@ public final class DefaultLockTemplate implements LockTemplate {
                     keys.get(0).key(),
                     "Interrupted while waiting for locks " + name + "/" + keyList(keys) + "; none of them is held",
                     ex);
+        }
+    }
+
+    @Override
+    public PermitHandle acquirePermit(String name, String key, int permits, LockOptions options) {
+        return tryAcquirePermit(name, key, permits, options)
+                .orElseThrow(() -> new LockAcquisitionException(
+                        name,
+                        key,
+                        "No permit of semaphore " + name + "/" + key + " (" + permits + " permits, " + mode(options)
+                                + ") was acquired within " + waitTime(options) + ": all were held elsewhere",
+                        null));
+    }
+
+    @Override
+    public Optional<PermitHandle> tryAcquirePermit(String name, String key, int permits, LockOptions options) {
+        LockKey semaphore = Permits.semaphore(name, key, permits);
+        try {
+            return Permits.tryAcquire(
+                    manager, semaphore, permits, mode(options), waitTime(options), leaseTime(options), onLost(options));
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new LockAcquisitionException(
+                    name, key, "Interrupted while waiting for a permit of " + semaphore + "; nothing is held", ex);
         }
     }
 

@@ -9,9 +9,11 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.LockModeConflictException;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LossCause;
+import io.github.bizlock.PermitsConflictException;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.ModeBindingStore;
+import io.github.bizlock.internal.engine.ModeBindingStore.Binding;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -138,10 +140,19 @@ public final class LockManager implements AutoCloseable {
      * @throws LockLostException if this thread holds the lock already but has lost it
      * @throws LockModeConflictException if the key's name is bound to another mode: locks of one name exclude each
      *     other only in one mode, so a name stays in the mode of its first acquisition, for every instance
+     * @throws PermitsConflictException if the key's name is a semaphore's
      */
     public Optional<LockHandle> tryAcquire(
             LockKey key, LockMode mode, Duration wait, @Nullable Duration lease, LockLostPolicy onLost)
             throws InterruptedException {
+        return tryAcquire(key, Binding.locks(mode), wait, lease, onLost);
+    }
+
+    /** As the method above, for a name bound as given: plain locks, or a semaphore's permit slots ({@link Permits}). */
+    Optional<LockHandle> tryAcquire(
+            LockKey key, Binding binding, Duration wait, @Nullable Duration lease, LockLostPolicy onLost)
+            throws InterruptedException {
+        LockMode mode = binding.mode();
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(onLost, "onLost");
         LockEngine engine = engine(mode);
@@ -153,7 +164,7 @@ public final class LockManager implements AutoCloseable {
         try {
             engine.requireAllowedHere(); // before the name is bound: a refused call leaves nothing behind
             long deadline = Holds.deadline(wait); // one for the name's binding and the acquisition
-            modeBindings.check(key.name(), mode, deadline + LockEngine.DEADLINE_SLACK.toNanos());
+            modeBindings.check(key.name(), binding, deadline + LockEngine.DEADLINE_SLACK.toNanos());
             Optional<LockHandle> handle = holds.acquire(key, mode, engine, wait, deadline, lease, onLost);
             shutdown.refuseIfGrantedDuring(handle, key);
             outcome = handle.isPresent() ? LockObserver.Outcome.ACQUIRED : LockObserver.Outcome.TIMED_OUT;

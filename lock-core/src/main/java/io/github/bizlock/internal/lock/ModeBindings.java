@@ -2,21 +2,25 @@ package io.github.bizlock.internal.lock;
 
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockModeConflictException;
+import io.github.bizlock.PermitsConflictException;
 import io.github.bizlock.internal.engine.ModeBindingStore;
+import io.github.bizlock.internal.engine.ModeBindingStore.Binding;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Keeps every lock name in the one mode it is bound to. Locks of different modes never exclude each other, so a name
- * taken in two modes (an annotation in ROW, a template call in the default LEASE, or instances in the middle of a
- * change of {@code bizlock.mode}) could have two holders at once. The first request for a name in this process binds
- * it in the {@link ModeBindingStore}, or finds the mode another process bound it to, and remembers it: later requests
- * are checked without a round trip. A request in another mode is refused before it reaches a gate.
+ * Keeps every lock name in the one mode it is bound to, and in what it names: plain locks, or a semaphore of one
+ * number of permits. Locks of different modes never exclude each other, so a name taken in two modes (an annotation in
+ * ROW, a template call in the default LEASE, or instances in the middle of a change of {@code bizlock.mode}) could have
+ * two holders at once; and processes that gave one semaphore different numbers of permits would each let in as many
+ * as they think there are. The first request for a name in this process binds it in the {@link ModeBindingStore}, or
+ * finds what another process bound it to, and remembers it: later requests are checked without a round trip. A
+ * request in another mode, or with other permits, is refused before it reaches a gate.
  */
 final class ModeBindings {
 
     private final ModeBindingStore store;
-    private final Map<String, LockMode> bound = new ConcurrentHashMap<>();
+    private final Map<String, Binding> bound = new ConcurrentHashMap<>();
 
     ModeBindings(ModeBindingStore store) {
         this.store = store;
@@ -27,16 +31,33 @@ final class ModeBindings {
      *
      * @param deadlineNanos when ({@link System#nanoTime()}) asking the store must have ended
      * @throws LockModeConflictException if the name is bound to another mode
+     * @throws PermitsConflictException if the name is bound to a semaphore
      */
     void check(String name, LockMode mode, long deadlineNanos) {
-        LockMode boundMode = bound.get(name);
-        if (boundMode == null) {
+        check(name, Binding.locks(mode), deadlineNanos);
+    }
+
+    /**
+     * Lets a request for a lock of this name with this binding pass.
+     *
+     * @param deadlineNanos when ({@link System#nanoTime()}) asking the store must have ended
+     * @throws LockModeConflictException if the name is bound to another mode
+     * @throws PermitsConflictException if the name is bound to other permits
+     */
+    void check(String name, Binding wanted, long deadlineNanos) {
+        Binding binding = bound.get(name);
+        if (binding == null) {
             // Threads that miss at once each ask the store, which gives them all the same answer.
-            boundMode = store.bind(name, mode, deadlineNanos);
-            bound.put(name, boundMode);
+            binding = store.bind(name, wanted, deadlineNanos);
+            bound.put(name, binding);
         }
-        if (boundMode != mode) {
-            throw new LockModeConflictException(name, boundMode, mode, store.changeStatements(name, mode));
+        if (binding.mode() != wanted.mode()) {
+            throw new LockModeConflictException(
+                    name, binding.mode(), wanted.mode(), store.changeStatements(name, wanted));
+        }
+        if (binding.permits() != wanted.permits()) {
+            throw new PermitsConflictException(
+                    name, binding.permits(), wanted.permits(), store.changeStatements(name, wanted));
         }
     }
 }

@@ -15,6 +15,7 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.contract.StatementCounter;
 import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.engine.ModeBindingStore;
 import io.github.bizlock.internal.jdbc.LeaseDao.HeldToken;
 import io.github.bizlock.internal.jdbc.dialect.ClusterTopology;
 import io.github.bizlock.internal.jdbc.dialect.Dialect;
@@ -341,7 +342,7 @@ class LeaseDaoTest {
                         + " SET NEW.biz_type = CONCAT(NEW.biz_type, '-elsewhere')");
 
         assertThatIllegalStateException()
-                .isThrownBy(() -> own.modes().bind("moved", LockMode.LEASE, deadline()))
+                .isThrownBy(() -> own.modes().bind("moved", ModeBindingStore.Binding.locks(LockMode.LEASE), deadline()))
                 .withMessageContaining("The binding of lock name 'moved' to a mode is missing from moved_lock_mode");
     }
 

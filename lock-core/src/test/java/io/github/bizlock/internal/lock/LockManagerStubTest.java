@@ -17,6 +17,7 @@ import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.engine.ModeBindingStore;
+import io.github.bizlock.internal.engine.ModeBindingStore.Binding;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -323,18 +324,18 @@ class LockManagerStubTest {
         AtomicLong bindingDeadline = new AtomicLong();
         ModeBindingStore slowBindings = new ModeBindingStore() {
             @Override
-            public LockMode bind(String name, LockMode mode, long deadlineNanos) {
+            public Binding bind(String name, Binding wanted, long deadlineNanos) {
                 bindingDeadline.set(deadlineNanos);
                 try {
                     Thread.sleep(50); // a round trip to the database
                 } catch (InterruptedException ex) {
                     Thread.currentThread().interrupt();
                 }
-                return mode;
+                return wanted;
             }
 
             @Override
-            public String changeStatements(String name, LockMode mode) {
+            public String changeStatements(String name, Binding wanted) {
                 return "";
             }
         };

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockModeConflictException;
+import io.github.bizlock.PermitsConflictException;
 import io.github.bizlock.internal.engine.ModeBindingStore;
+import io.github.bizlock.internal.engine.ModeBindingStore.Binding;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -19,14 +21,14 @@ class ModeBindingsTest {
         final List<String> asked = new ArrayList<>();
 
         @Override
-        public LockMode bind(String name, LockMode mode, long deadlineNanos) {
+        public Binding bind(String name, Binding wanted, long deadlineNanos) {
             asked.add(name);
-            return name.startsWith("row-") ? LockMode.ROW : mode;
+            return name.startsWith("row-") ? Binding.locks(LockMode.ROW) : wanted;
         }
 
         @Override
-        public String changeStatements(String name, LockMode mode) {
-            return "-- move " + name + " to " + mode;
+        public String changeStatements(String name, Binding wanted) {
+            return "-- move " + name + " to " + wanted.mode() + " with " + wanted.permits() + " permits";
         }
     }
 
@@ -49,10 +51,30 @@ class ModeBindingsTest {
 
         assertThatThrownBy(() -> bindings.check("row-jobs", LockMode.LEASE, 0))
                 .isInstanceOf(LockModeConflictException.class)
-                .hasMessageContaining("-- move row-jobs to LEASE");
+                .hasMessageContaining("-- move row-jobs to LEASE with 0 permits");
         assertThatThrownBy(() -> bindings.check("row-jobs", LockMode.NAMED, 0))
                 .isInstanceOf(LockModeConflictException.class);
         bindings.check("row-jobs", LockMode.ROW, 0);
         assertThat(store.asked).as("remembered the bound mode").containsExactly("row-jobs");
+    }
+
+    @Test
+    void aRequestWithOtherPermitsThanTheBoundOnesIsRefusedWithTheStatementsThatChangeThem() {
+        CountingStore store = new CountingStore();
+        ModeBindings bindings = new ModeBindings(store);
+
+        bindings.check("exports", new Binding(LockMode.LEASE, 3), 0);
+        assertThatThrownBy(() -> bindings.check("exports", new Binding(LockMode.LEASE, 4), 0))
+                .isInstanceOf(PermitsConflictException.class)
+                .hasMessageContaining("bound to a semaphore of 3 permits, but this call asked for a semaphore of 4")
+                .hasMessageContaining("-- move exports to LEASE with 4 permits");
+        assertThatThrownBy(() -> bindings.check("exports", LockMode.LEASE, 0))
+                .isInstanceOf(PermitsConflictException.class)
+                .hasMessageContaining("this call asked for plain locks");
+        assertThatThrownBy(() -> bindings.check("exports", new Binding(LockMode.ROW, 3), 0))
+                .isInstanceOf(LockModeConflictException.class)
+                .hasMessageContaining("-- move exports to ROW with 3 permits");
+        bindings.check("exports", new Binding(LockMode.LEASE, 3), 0);
+        assertThat(store.asked).as("remembered the binding").containsExactly("exports");
     }
 }

@@ -6,6 +6,7 @@ import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.engine.ModeBindingStore;
+import io.github.bizlock.internal.engine.ModeBindingStore.Binding;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -24,12 +25,12 @@ final class StubEngine implements LockEngine, AutoCloseable {
     /** Mode bindings that accept whatever mode a name is first used in, without a database. */
     static final ModeBindingStore ANY_MODE = new ModeBindingStore() {
         @Override
-        public LockMode bind(String name, LockMode mode, long deadlineNanos) {
-            return mode;
+        public Binding bind(String name, Binding wanted, long deadlineNanos) {
+            return wanted;
         }
 
         @Override
-        public String changeStatements(String name, LockMode mode) {
+        public String changeStatements(String name, Binding wanted) {
             return "";
         }
     };

@@ -10,14 +10,14 @@ import java.util.HexFormat;
 public final class ModeSql {
 
     private static final String BIND = """
-            INSERT INTO ${table}_mode (biz_type, lock_mode, created_at)
-            VALUES (?, ?, UTC_TIMESTAMP(6))
+            INSERT INTO ${table}_mode (biz_type, lock_mode, permits, created_at)
+            VALUES (?, ?, ?, UTC_TIMESTAMP(6))
                 ON DUPLICATE KEY UPDATE
                    lock_mode = lock_mode
             """;
 
     private static final String BOUND_MODE = """
-            SELECT lock_mode
+            SELECT lock_mode, permits
               FROM ${table}_mode
              WHERE biz_type = ?
             """;
@@ -30,7 +30,7 @@ public final class ModeSql {
              WHERE id = 1;
             DELETE FROM ${table} WHERE biz_type = ${name};
             DELETE FROM ${table}_token WHERE biz_type = ${name};
-            UPDATE ${table}_mode SET lock_mode = ${mode} WHERE biz_type = ${name};
+            UPDATE ${table}_mode SET lock_mode = ${mode}, permits = ${permits} WHERE biz_type = ${name};
             """;
 
     private final String bind;
@@ -40,18 +40,19 @@ public final class ModeSql {
     public ModeSql(Dialect dialect) {
         this.bind = dialect.render(BIND);
         this.boundMode = dialect.render(BOUND_MODE);
-        this.change = dialect.render(CHANGE, "mode", "name");
+        this.change = dialect.render(CHANGE, "mode", "permits", "name");
     }
 
     /**
-     * Binds a name to a mode unless it is bound already, leaving a bound name as it is; parameters name, mode. Not
+     * Binds a name to a mode and permits (0 for plain locks) unless it is bound already, leaving a bound name as it is;
+     * parameters name, mode, permits. Not
      * {@code INSERT IGNORE}, which would also turn other errors into warnings.
      */
     public String bind() {
         return bind;
     }
 
-    /** The mode a name is bound to; parameter name. */
+    /** The mode and permits a name is bound to; parameter name. */
     public String boundMode() {
         return boundMode;
     }
@@ -60,11 +61,13 @@ public final class ModeSql {
      * The script that moves a name to another mode, to run with every instance stopped. Each statement is safe on its
      * own, in this order: the token floor rises above every fencing token issued so far, the name's lease rows and
      * token counters go (no holder is left, and each key's next token starts above the floor, whatever mode issued
-     * the ones before), and the name is bound to the new mode.
+     * the ones before), and the name is bound to the new mode and permits (0 for plain locks).
      */
-    public String changeStatements(String name, LockMode mode) {
-        // The mode first: a name's literal may read "${mode}", a mode's never "${name}".
-        return Dialect.fill(Dialect.fill(change, "mode", literal(mode.name())), "name", literal(name));
+    public String changeStatements(String name, LockMode mode, int permits) {
+        // The mode and permits first: a name's literal may read "${mode}", theirs never "${name}".
+        String filled =
+                Dialect.fill(Dialect.fill(change, "mode", literal(mode.name())), "permits", Integer.toString(permits));
+        return Dialect.fill(filled, "name", literal(name));
     }
 
     /**

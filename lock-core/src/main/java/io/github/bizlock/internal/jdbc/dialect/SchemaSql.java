@@ -26,15 +26,15 @@ public final class SchemaSql {
             SELECT CONCAT(table_name, '.', column_name) AS name
               FROM information_schema.columns
              WHERE table_schema = DATABASE()
-               AND table_name IN ('${table}', '${table}_token', '${table}_token_floor')
-               AND column_name IN ('token_server', 'token_epoch', 'token_boot')
+               AND table_name IN ('${table}', '${table}_token', '${table}_token_floor', '${table}_mode')
+               AND column_name IN ('token_server', 'token_epoch', 'token_boot', 'permits')
             """;
 
     private static final String PROBE_TABLES = """
             SELECT (SELECT COUNT(token_epoch) FROM ${table} WHERE 1 = 0)
                  + (SELECT COUNT(token_epoch) FROM ${table}_token WHERE 1 = 0)
                  + (SELECT COUNT(token_boot) FROM ${table}_token_floor WHERE id = 1)
-                 + (SELECT COUNT(*) FROM ${table}_mode WHERE 1 = 0)
+                 + (SELECT COUNT(permits) FROM ${table}_mode WHERE 1 = 0)
             """;
 
     private final String existingTables;
@@ -60,7 +60,7 @@ public final class SchemaSql {
     }
 
     /**
-     * Which of the columns that the migrations V5 and V6 add to the lock tables exist; selects them as
+     * Which of the columns that the migrations V5, V6 and V8 add to the lock tables exist; selects them as
      * {@code table.column}.
      */
     public String fencingEpochColumns() {
