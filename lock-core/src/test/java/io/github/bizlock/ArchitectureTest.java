@@ -47,8 +47,10 @@ class ArchitectureTest {
             LockTemplate.class,
             LockHandle.class,
             MultiLockHandle.class,
+            MultiLockOperations.class,
             // The semaphore: its handle, and the refusal of a name used with other permits.
             PermitHandle.class,
+            PermitOperations.class,
             PermitsConflictException.class,
             LockOptions.class,
             LockMode.class,
