@@ -5,8 +5,10 @@ import io.github.bizlock.LockTemplate;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.LockDatabase;
+import io.github.bizlock.internal.jdbc.ReadLeaseDao;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
+import io.github.bizlock.internal.jdbc.lease.LeaseReadEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import io.github.bizlock.internal.jdbc.session.WakeLocks;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
@@ -72,7 +74,8 @@ final class ServiceAssembly {
                 .watchdogLease(settings.watchdogLease)
                 .fair(settings.fair)
                 .localHandoffs(settings.localHandoffs)
-                .engine(lease);
+                .engine(lease)
+                .readEngine(new LeaseReadEngine(new ReadLeaseDao(daos.database()), owner, settings.backoff));
         if (settings.sessionDataSource != null) {
             SessionLockEngine row = SessionLockEngine.row(
                     daos.dialect(),
@@ -92,6 +95,15 @@ final class ServiceAssembly {
                     settings.sessionHeartbeat,
                     settings.namedSecret);
             opened.add(named);
+            SessionLockEngine rowReader = SessionLockEngine.rowReader(
+                    daos.dialect(),
+                    daos.tokens(),
+                    settings.sessionDataSource,
+                    settings.maxSessions,
+                    owner,
+                    settings.sessionHeartbeat);
+            opened.add(rowReader);
+            locks.readEngine(rowReader);
             // A default mode that cannot be trusted on this server fails the start, not the first lock.
             if (settings.defaultMode == LockMode.ROW) {
                 row.requireAllowedHere();

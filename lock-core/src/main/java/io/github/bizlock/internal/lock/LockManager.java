@@ -1,5 +1,6 @@
 package io.github.bizlock.internal.lock;
 
+import io.github.bizlock.LockAccess;
 import io.github.bizlock.LockAcquisitionException;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostException;
@@ -50,6 +51,7 @@ public final class LockManager implements AutoCloseable {
 
     private final String instanceId;
     private final Map<LockMode, LockEngine> engines;
+    private final Map<LockMode, LockEngine> readEngines;
     private final ModeBindings modeBindings;
     private final LockObserver observer;
     private final LossReporter losses;
@@ -57,11 +59,13 @@ public final class LockManager implements AutoCloseable {
     private final Releaser releaser = new Releaser();
     private final Gates gates;
     private final Holds holds;
+    private final ReadShares readShares;
     private final Shutdown shutdown;
 
     private LockManager(Builder builder) {
         this.instanceId = builder.instanceId;
         this.engines = Map.copyOf(builder.engines);
+        this.readEngines = Map.copyOf(builder.readEngines);
         this.modeBindings = new ModeBindings(Objects.requireNonNull(builder.modeBindings));
         this.observer = builder.observers.isEmpty() ? LockObserver.NONE : LockObserver.composite(builder.observers);
         this.losses = new LossReporter(observer);
@@ -71,7 +75,10 @@ public final class LockManager implements AutoCloseable {
         watchdog.onAbandoned(new AbandonedHolds(gates, handOff, losses, observer)::free);
         FencingTokens fencingTokens = new FencingTokens(handOff, losses);
         this.holds = new Holds(builder.watchdogLease, gates, handOff, fencingTokens, losses, watchdog, observer);
-        this.shutdown = new Shutdown(gates, watchdog, releaser, engines.values(), losses);
+        this.readShares = new ReadShares(builder.watchdogLease, gates, handOff, losses, watchdog, observer);
+        List<LockEngine> allEngines = new ArrayList<>(engines.values());
+        allEngines.addAll(readEngines.values());
+        this.shutdown = new Shutdown(gates, watchdog, releaser, allEngines, losses);
     }
 
     public static Builder builder(String instanceId) {
@@ -142,9 +149,37 @@ public final class LockManager implements AutoCloseable {
     public Optional<LockHandle> tryAcquire(
             LockKey key, LockMode mode, Duration wait, @Nullable Duration lease, LockLostPolicy onLost)
             throws InterruptedException {
+        return tryAcquire(key, mode, LockAccess.WRITE, wait, lease, onLost);
+    }
+
+    /**
+     * Acquires a lock's read or write lock ({@link LockAccess}), as {@link #tryAcquire(LockKey, LockMode, Duration,
+     * Duration, LockLostPolicy)} acquires its write lock.
+     *
+     * @throws IllegalArgumentException if a read lock is asked for in a mode that has none (NAMED)
+     * @throws IllegalStateException if this thread holds the key's read lock and asks for its write lock (an upgrade,
+     *     which would wait for itself), or holds the write lock and asks for the read lock in a mode that cannot
+     *     downgrade (ROW); nothing is taken then
+     */
+    public Optional<LockHandle> tryAcquire(
+            LockKey key,
+            LockMode mode,
+            LockAccess access,
+            Duration wait,
+            @Nullable Duration lease,
+            LockLostPolicy onLost)
+            throws InterruptedException {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(onLost, "onLost");
-        LockEngine engine = engine(mode);
+        Objects.requireNonNull(access, "access");
+        LockEngine engine = access == LockAccess.READ ? readEngine(mode) : engine(mode);
+        Gate.Id id = new Gate.Id(mode, key);
+        if (access == LockAccess.WRITE && readShares.readsCurrentThread(id)) {
+            throw new IllegalStateException("This thread holds the read lock of " + key + " (" + mode + ") and asked"
+                    + " for its write lock: a read lock is never upgraded, since the write lock would wait for this"
+                    + " thread's own read lock. Unlock the read lock first (and check again what it read), or take"
+                    + " the write lock from the start; nothing was taken");
+        }
         Holds.requireValid(wait, lease);
         shutdown.refuseIfBegun(key);
         LockObserver.Acquisition acquisition = observer.acquisitionStarted(key, mode);
@@ -154,7 +189,9 @@ public final class LockManager implements AutoCloseable {
             engine.requireAllowedHere(); // before the name is bound: a refused call leaves nothing behind
             long deadline = Holds.deadline(wait); // one for the name's binding and the acquisition
             modeBindings.check(key.name(), mode, deadline + LockEngine.DEADLINE_SLACK.toNanos());
-            Optional<LockHandle> handle = holds.acquire(key, mode, engine, wait, deadline, lease, onLost);
+            Optional<LockHandle> handle = access == LockAccess.READ
+                    ? readShares.acquire(id, engine, deadline, lease, onLost)
+                    : holds.acquire(key, mode, engine, wait, deadline, lease, onLost);
             shutdown.refuseIfGrantedDuring(handle, key);
             outcome = handle.isPresent() ? LockObserver.Outcome.ACQUIRED : LockObserver.Outcome.TIMED_OUT;
             return handle;
@@ -201,6 +238,20 @@ public final class LockManager implements AutoCloseable {
         shutdown.run(grace);
     }
 
+    private LockEngine readEngine(LockMode mode) {
+        LockEngine engine = readEngines.get(Objects.requireNonNull(mode, "mode"));
+        if (engine == null) {
+            if (mode == LockMode.NAMED) {
+                throw new IllegalArgumentException("NAMED locks have no read lock: GET_LOCK is exclusive only. Take"
+                        + " the read lock in LEASE or ROW mode (LockOptions.mode, @DistributedLock(mode = ...)), or take"
+                        + " this NAMED lock without access READ, as an exclusive lock; nothing was taken");
+            }
+            throw new IllegalArgumentException(
+                    "No engine for read locks in mode " + mode + " is configured; available: " + readEngines.keySet());
+        }
+        return engine;
+    }
+
     private LockEngine engine(LockMode mode) {
         LockEngine engine = engines.get(Objects.requireNonNull(mode, "mode"));
         if (engine == null) {
@@ -215,6 +266,7 @@ public final class LockManager implements AutoCloseable {
 
         private final String instanceId;
         private final Map<LockMode, LockEngine> engines = new EnumMap<>(LockMode.class);
+        private final Map<LockMode, LockEngine> readEngines = new EnumMap<>(LockMode.class);
         private @Nullable ModeBindingStore modeBindings;
         private Duration watchdogLease = DEFAULT_WATCHDOG_LEASE;
         private boolean fair = DEFAULT_FAIR;
@@ -227,6 +279,15 @@ public final class LockManager implements AutoCloseable {
 
         public Builder engine(LockEngine engine) {
             engines.put(engine.mode(), engine);
+            return this;
+        }
+
+        /**
+         * The engine of a mode's read locks ({@link LockAccess#READ}), which exclude the write locks of that mode's
+         * {@link #engine}: {@code LeaseReadEngine} for LEASE, {@code SessionLockEngine.rowReader} for ROW.
+         */
+        public Builder readEngine(LockEngine engine) {
+            readEngines.put(engine.mode(), engine);
             return this;
         }
 

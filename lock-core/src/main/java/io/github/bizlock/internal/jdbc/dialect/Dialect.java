@@ -70,6 +70,13 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
     /** The locking clause of ROW's waiting {@code SELECT}, to which {@link #rowWaitInStatement()} adds the seconds. */
     abstract String rowLockWaiting();
 
+    /**
+     * The locking clause of a ROW read lock's {@code SELECT}, a shared row lock, to which {@code NOWAIT} or the
+     * waiting form is added: {@code FOR SHARE} on MySQL 8, {@code LOCK IN SHARE MODE} on MariaDB, which has no
+     * {@code FOR SHARE}.
+     */
+    abstract String rowShareLocking();
+
     /** Whether ROW's waiting {@code SELECT} names its wait in seconds, after {@link #rowLockWaiting()}. */
     abstract boolean rowWaitInStatement();
 
