@@ -216,6 +216,38 @@ public abstract class AbstractReadWriteLockTest {
         assertThat(reads.get()).as("readers went on after the writer").isGreaterThan(8);
     }
 
+    /** Waits until the writer waits where new readers see it: its intent (LEASE), its row lock request (ROW). */
+    protected abstract void awaitWriterWaiting(DataSource dataSource) throws InterruptedException;
+
+    @Test
+    void aWaitingWriterKeepsNewReadersOut(DataSource dataSource) throws Exception {
+        LockTemplate a = instance(dataSource);
+        LockTemplate b = instance(dataSource);
+        LockTemplate c = instance(dataSource);
+        LockHandle read = a.acquire(name, "k", READ);
+        CompletableFuture<Boolean> writer = CompletableFuture.supplyAsync(
+                () -> {
+                    Optional<LockHandle> written = b.tryAcquire(name, "k", WRITE.waitTime(Duration.ofSeconds(30)));
+                    written.ifPresent(LockHandle::unlock);
+                    return written.isPresent();
+                },
+                ThreadPerTask.EXECUTOR);
+        try {
+            awaitWriterWaiting(dataSource);
+            assertThat(freeFor(c, READ))
+                    .as("a new reader while a writer waits for the reader before it")
+                    .isFalse();
+        } finally {
+            read.unlock();
+        }
+        assertThat(writer.get(30, TimeUnit.SECONDS))
+                .as("the writer got in after the reader")
+                .isTrue();
+        assertThat(freeFor(c, READ))
+                .as("readers come in again after the writer")
+                .isTrue();
+    }
+
     @Tag("cross-jvm")
     @Test
     void readersAndWritersOfTwoJvmsNeverOverlapAndTokensKeepOrder(TestDatabase database) throws Exception {

@@ -3,6 +3,7 @@ package io.github.bizlock.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.bizlock.Await;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
@@ -27,6 +28,19 @@ class LeaseReadWriteLockTest extends AbstractReadWriteLockTest {
     @Override
     protected Duration crashBound() {
         return Duration.ofSeconds(5);
+    }
+
+    @Override
+    protected void awaitWriterWaiting(DataSource dataSource) throws InterruptedException {
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        Await.until(
+                "the writer's intent",
+                Duration.ofSeconds(10),
+                () -> jdbc.queryForObject(
+                                "SELECT COUNT(*) FROM biz_lock WHERE biz_type = ? AND write_intent_until > UTC_TIMESTAMP(6)",
+                                Integer.class,
+                                name)
+                        > 0);
     }
 
     private int readerRows(DataSource dataSource) {

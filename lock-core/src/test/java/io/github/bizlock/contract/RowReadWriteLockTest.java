@@ -3,12 +3,14 @@ package io.github.bizlock.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.bizlock.Await;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /** The read-write lock in ROW mode: shared row locks, and the downgrade it refuses. */
 class RowReadWriteLockTest extends AbstractReadWriteLockTest {
@@ -22,6 +24,23 @@ class RowReadWriteLockTest extends AbstractReadWriteLockTest {
     @Override
     protected Duration crashBound() {
         return Duration.ofSeconds(3);
+    }
+
+    /**
+     * InnoDB queues the writer's {@code FOR UPDATE} behind the share lock: a later {@code FOR SHARE NOWAIT} (or
+     * {@code LOCK IN SHARE MODE NOWAIT}) that conflicts with the waiting request is not granted, on MySQL 8 and on
+     * MariaDB alike, so ROW gives writers preference too (measured by {@link #aWaitingWriterKeepsNewReadersOut}).
+     */
+    @Override
+    protected void awaitWriterWaiting(DataSource dataSource) throws InterruptedException {
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        Await.until(
+                "the writer's lock wait",
+                Duration.ofSeconds(10),
+                () -> jdbc.queryForObject(
+                                "SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'",
+                                Integer.class)
+                        > 0);
     }
 
     @Test

@@ -105,39 +105,50 @@ final class ReadShares {
             entered.users++;
             return entered;
         });
-        boolean holding = false;
-        share.lock.lockInterruptibly();
+        Optional<LockHandle> handle = Optional.empty();
         try {
-            while (true) {
-                HeldGrant held = share.held;
-                if (held != null && !share.busy && mayJoin(share, held, me, writing, fixedLease == null)) {
-                    if (!held.isValid() && share.counts.containsKey(me)) {
-                        throw losses.lostException(share.holds.get(me));
-                    }
-                    if (held.isValid()) {
-                        holding = true;
-                        return Optional.of(join(share, held, me, onLost));
-                    }
-                }
-                if (held == null && !share.busy) {
-                    HeldGrant fetched = fetch(share, engine, writing, fixedLease, deadline);
-                    if (fetched == null) {
-                        return Optional.empty();
-                    }
-                    holding = true;
-                    return Optional.of(join(share, fetched, me, onLost));
-                }
-                long remaining = deadline - System.nanoTime();
-                if (remaining <= 0) {
-                    return Optional.empty();
-                }
-                share.changed.awaitNanos(remaining);
+            share.lock.lockInterruptibly();
+            try {
+                handle = acquireLocked(share, engine, deadline, fixedLease, onLost, writing);
+                return handle;
+            } finally {
+                share.lock.unlock();
             }
         } finally {
-            share.lock.unlock();
-            if (!holding) {
-                leave(share);
+            if (handle.isEmpty()) {
+                leave(share); // a handle leaves when it is unlocked
             }
+        }
+    }
+
+    private Optional<LockHandle> acquireLocked(
+            Share share,
+            LockEngine engine,
+            long deadline,
+            @Nullable Duration fixedLease,
+            LockLostPolicy onLost,
+            boolean writing)
+            throws InterruptedException {
+        Thread me = Thread.currentThread();
+        while (true) {
+            HeldGrant held = share.held;
+            if (held != null && !share.busy && mayJoin(share, held, me, writing, fixedLease == null)) {
+                if (!held.isValid() && share.counts.containsKey(me)) {
+                    throw losses.lostException(share.holds.get(me));
+                }
+                if (held.isValid()) {
+                    return Optional.of(join(share, held, me, onLost));
+                }
+            }
+            if (held == null && !share.busy) {
+                HeldGrant fetched = fetch(share, engine, writing, fixedLease, deadline);
+                return fetched == null ? Optional.empty() : Optional.of(join(share, fetched, me, onLost));
+            }
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                return Optional.empty();
+            }
+            share.changed.awaitNanos(remaining);
         }
     }
 

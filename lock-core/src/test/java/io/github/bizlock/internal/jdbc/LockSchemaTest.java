@@ -32,7 +32,8 @@ class LockSchemaTest {
         "V3__row_created_at_index.sql",
         "V4__lock_modes.sql",
         "V5__token_server.sql",
-        "V6__token_epoch.sql"
+        "V6__token_epoch.sql",
+        "V7__read_write_locks.sql"
     };
 
     @Test
@@ -41,17 +42,22 @@ class LockSchemaTest {
         assertThat(schema.versionWithoutHistory()).isZero();
         assertThat(schema.missingTables())
                 .containsExactly(
-                        "hand_lock", "hand_lock_token_floor", "hand_lock_row", "hand_lock_token", "hand_lock_mode");
+                        "hand_lock",
+                        "hand_lock_token_floor",
+                        "hand_lock_row",
+                        "hand_lock_token",
+                        "hand_lock_mode",
+                        "hand_lock_reader");
 
         for (int version = 1; version <= MIGRATIONS.length; version++) {
             migrate(dataSource, "hand_lock", version);
             assertThat(schema.versionWithoutHistory()).as("after V%d", version).isEqualTo(version);
             if (version == 1) {
                 assertThat(schema.missingTables())
-                        .containsExactly("hand_lock_row", "hand_lock_token", "hand_lock_mode");
+                        .containsExactly("hand_lock_row", "hand_lock_token", "hand_lock_mode", "hand_lock_reader");
             }
-            if (version == 4 || version == 5) {
-                assertThat(schema.missingTables()).isEmpty();
+            if (version >= 4 && version <= 6) {
+                assertThat(schema.missingTables()).containsExactly("hand_lock_reader");
                 assertThatIllegalStateException()
                         .isThrownBy(schema::verify)
                         .withMessageContaining("lacks a column of this version");

@@ -5,7 +5,7 @@ import java.util.Collections;
 /**
  * The statements of LEASE read locks, alike on MySQL 8 and MariaDB, rendered when built. Each instance holds one read
  * lease per key in {@code <table>_reader}, shared by its reading threads. Every statement that changes a reader row
- * runs in a transaction that first locks the key's {@code <table>` row ({@link #lockKey()}), which writers take with
+ * runs in a transaction that first locks the key's {@code <table>} row ({@link #lockKeyForRead()}, {@link #lockKeys}), which writers take with
  * an {@code UPDATE} of their own: InnoDB (and certification on a multi-writer cluster) orders readers against
  * writers on that one row, and two reader transactions never lock rows in opposite orders. The lock row's
  * {@code read_until} is at least the end of every live reader lease, and a writer takes the row only after it
