@@ -2,6 +2,7 @@ package io.github.bizlock.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.bizlock.LockAccess;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
@@ -56,6 +57,12 @@ class ReadWriteOnlyUserTest {
                 try (LockHandle lock = locks.acquire(
                         "rights-" + mode, "1", LockOptions.defaults().mode(mode))) {
                     assertThat(lock.fencingToken()).as("%s", mode).isPositive();
+                }
+            }
+            for (LockMode mode : List.of(LockMode.LEASE, LockMode.ROW)) {
+                try (LockHandle read = locks.acquire(
+                        "rights-" + mode, "1", LockOptions.defaults().mode(mode).access(LockAccess.READ))) {
+                    assertThat(read.fencingToken()).as("%s read", mode).isPositive();
                 }
             }
         }

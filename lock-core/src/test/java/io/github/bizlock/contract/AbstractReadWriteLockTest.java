@@ -179,6 +179,21 @@ public abstract class AbstractReadWriteLockTest {
     }
 
     @Test
+    void aReadingThreadThatEndsWithoutUnlockingFreesItsShare(DataSource dataSource) throws Exception {
+        LockTemplate a = instance(dataSource);
+        LockTemplate b = instance(dataSource);
+        Thread reader = new Thread(() -> a.acquire(name, "k", READ), "reader-that-ends");
+        reader.start();
+        reader.join(30_000);
+        assertThat(reader.isAlive()).isFalse();
+        Optional<LockHandle> written = b.tryAcquire(name, "k", WRITE.waitTime(Duration.ofSeconds(10)));
+        assertThat(written)
+                .as("written after the ended reader's share was freed")
+                .isPresent();
+        written.get().unlock();
+    }
+
+    @Test
     void aWriterBehindAContinuousStreamOfReadersGetsInWithinTheBound(DataSource dataSource) throws Exception {
         // Two instances, two threads each, read in overlapping holds without a pause: the key always has a reader.
         List<LockTemplate> readers = List.of(instance(dataSource), instance(dataSource));

@@ -2,6 +2,7 @@ package io.github.bizlock.internal.lock;
 
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostPolicy;
+import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.Loss;
@@ -282,6 +283,54 @@ final class ReadShares {
         if (loss != null) {
             throw losses.lostException(hold);
         }
+    }
+
+    /**
+     * Ends the read hold of a thread that ended without unlocking it, for the watchdog: nobody can unlock it any more,
+     * and renewing the grant for it would keep writers out for the life of the process. Reported lost to it
+     * ({@link LossCause#ABANDONED}); the last hold's grant is released in the background.
+     *
+     * @return whether the hold was still in the grant's share
+     */
+    boolean abandon(HeldGrant held, Hold ended) {
+        Share share = shares.get(new Gate.Id(held.engine().mode(), held.grant().key()));
+        if (share == null) {
+            return false;
+        }
+        int count;
+        boolean last;
+        share.lock.lock();
+        try {
+            if (share.held != held || share.holds.get(ended.thread) != ended) {
+                return false;
+            }
+            count = share.counts.remove(ended.thread);
+            share.holds.remove(ended.thread);
+            held.sharers().remove(ended);
+            last = share.counts.isEmpty();
+            if (last) {
+                share.held = null;
+                share.changed.signalAll();
+            }
+        } finally {
+            share.lock.unlock();
+        }
+        for (int i = 0; i < count; i++) {
+            leave(share);
+        }
+        losses.notifyLost(
+                ended,
+                new Loss(
+                        LossCause.ABANDONED,
+                        "its holder thread " + ended.thread.getName() + " ended without unlocking its read lock;"
+                                + " bizlock ended that read hold rather than renew it for the life of the process"));
+        if (last) {
+            handOff.stopRenewing(held);
+            handOff.releaseLost(held);
+            held.markReleased();
+            observer.released(held.grant().key(), held.engine().mode(), System.nanoTime() - ended.acquiredNanos);
+        }
+        return true;
     }
 
     /** The fencing token of a read hold: the last write lock's, as the grant brought it or the engine reads it. */

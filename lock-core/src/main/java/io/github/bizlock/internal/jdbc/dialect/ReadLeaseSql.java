@@ -82,16 +82,7 @@ public final class ReadLeaseSql {
                AND biz_id = ?
                AND owner_id = ?
                AND grant_id = ?
-               AND expire_at > UTC_TIMESTAMP(6)
-            """;
-
-    private static final String END_EXPIRED_READ = """
-            DELETE FROM ${table}_reader
-             WHERE biz_type = ?
-               AND biz_id = ?
-               AND owner_id = ?
-               AND grant_id = ?
-            """;
+               ${live}""";
 
     // The other instances' reader leases, live or not: a crashed instance's lease counts until it ends.
     private static final String RECOUNT_READ_UNTIL = """
@@ -127,8 +118,8 @@ public final class ReadLeaseSql {
         this.extendReadUntil = dialect.render(EXTEND_READ_UNTIL);
         this.renew = dialect.render(RENEW);
         this.stillHeld = dialect.render(STILL_HELD);
-        this.endRead = dialect.render(END_READ);
-        this.endExpiredRead = dialect.render(END_EXPIRED_READ);
+        this.endRead = dialect.render(Dialect.fill(END_READ, "live", "AND expire_at > UTC_TIMESTAMP(6)"));
+        this.endExpiredRead = dialect.render(Dialect.fill(END_READ, "live", ""));
         this.recountReadUntil = dialect.render(RECOUNT_READ_UNTIL);
     }
 
