@@ -248,7 +248,15 @@ public abstract class AbstractReadWriteLockTest {
                 },
                 ThreadPerTask.EXECUTOR);
         try {
-            awaitWriterWaiting(dataSource);
+            try {
+                awaitWriterWaiting(dataSource);
+            } catch (AssertionError notWaiting) {
+                throw new AssertionError(notWaiting.getMessage() + "; the writer: "
+                        + (writer.isDone()
+                                ? writer.handle((done, failed) -> done + " " + failed)
+                                        .join()
+                                : "running"));
+            }
             assertThat(freeFor(c, READ))
                     .as("a new reader while a writer waits for the reader before it")
                     .isFalse();

@@ -3,13 +3,13 @@ package io.github.bizlock.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.bizlock.Await;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /** The read-write lock in ROW mode: shared row locks, and the downgrade it refuses. */
@@ -34,13 +34,26 @@ class RowReadWriteLockTest extends AbstractReadWriteLockTest {
     @Override
     protected void awaitWriterWaiting(DataSource dataSource) throws InterruptedException {
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-        Await.until(
-                "the writer's lock wait",
-                Duration.ofSeconds(10),
-                () -> jdbc.queryForObject(
-                                "SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'",
-                                Integer.class)
-                        > 0);
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (lockWaits(jdbc) == 0) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("The writer was not seen waiting for its row lock within 30 s");
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** Row lock requests that wait: MySQL 8 lists them in performance_schema, MariaDB in information_schema. */
+    private static int lockWaits(JdbcTemplate jdbc) {
+        String waits;
+        try {
+            waits = "SELECT COUNT(*) FROM performance_schema.data_lock_waits";
+            jdbc.queryForObject(waits, Integer.class);
+        } catch (DataAccessException noSuchTable) {
+            waits = "SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'";
+        }
+        Integer count = jdbc.queryForObject(waits, Integer.class);
+        return count != null ? count : 0;
     }
 
     @Test
