@@ -76,7 +76,7 @@ public final class LockManager implements AutoCloseable {
         FencingTokens fencingTokens = new FencingTokens(handOff, losses);
         this.holds = new Holds(builder.watchdogLease, gates, handOff, fencingTokens, losses, watchdog, observer);
         this.readShares = new ReadShares(builder.watchdogLease, gates, handOff, losses, watchdog, observer);
-        watchdog.onAbandonedReader(readShares::abandon);
+        watchdog.onAbandonedReader(readShares.releases::abandon);
         List<LockEngine> allEngines = new ArrayList<>(engines.values());
         allEngines.addAll(readEngines.values());
         this.shutdown = new Shutdown(gates, watchdog, releaser, allEngines, losses);

@@ -4,19 +4,19 @@ import io.github.bizlock.LockAccess;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 
-/** One read acquisition: the key's {@link ReadShares.Share} and this thread's hold of the shared read grant. */
+/** One read acquisition: the key's {@link ReadShare} and this thread's hold of the shared read grant. */
 final class ReadLockHandle implements LockHandle {
 
-    private final ReadShares shares;
-    final ReadShares.Share share;
+    private final ReadShareReleases releases;
+    final ReadShare share;
     final Hold hold;
     volatile boolean unlocked;
 
     /** Whether the fencing token was read for this handle; guarded by the grant's token lock. */
     boolean tokenRead;
 
-    ReadLockHandle(ReadShares shares, ReadShares.Share share, Hold hold) {
-        this.shares = shares;
+    ReadLockHandle(ReadShareReleases releases, ReadShare share, Hold hold) {
+        this.releases = releases;
         this.share = share;
         this.hold = hold;
     }
@@ -41,9 +41,32 @@ final class ReadLockHandle implements LockHandle {
         return LockAccess.READ;
     }
 
+    /** The last write lock's token, as the grant brought it or the engine reads it on the first call. */
     @Override
     public long fencingToken() {
-        return shares.fencingToken(this);
+        HeldGrant held = hold.heldGrant;
+        held.tokenLock.lock();
+        try {
+            long token = hold.token();
+            if (token != 0 || tokenRead) {
+                return token;
+            }
+            if (unlocked) {
+                throw new IllegalStateException("Read lock " + share.id.key() + " was unlocked before its"
+                        + " fencing token was asked for; ask while holding the lock");
+            }
+            if (!held.isValid()) {
+                throw releases.lostException(hold);
+            }
+            token = held.tokensOnDemand()
+                    ? held.engine().issueTokens(held.grant(), 1)
+                    : held.grant().fencingToken();
+            hold.token(token);
+            tokenRead = true;
+            return token;
+        } finally {
+            held.tokenLock.unlock();
+        }
     }
 
     @Override
@@ -53,7 +76,7 @@ final class ReadLockHandle implements LockHandle {
 
     @Override
     public void unlock() {
-        shares.unlock(this);
+        releases.unlock(this);
     }
 
     @Override

@@ -2,18 +2,13 @@ package io.github.bizlock.internal.lock;
 
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostPolicy;
-import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
-import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.engine.ReadLockEngine;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,13 +21,12 @@ import org.jspecify.annotations.Nullable;
  */
 final class ReadShares {
 
-    private final Map<Gate.Id, Share> shares = new ConcurrentHashMap<>();
+    private final Map<Gate.Id, ReadShare> shares = new ConcurrentHashMap<>();
     private final Duration watchdogLease;
     private final Gates gates;
-    private final HandOff handOff;
     private final LossReporter losses;
     private final Watchdog watchdog;
-    private final LockObserver observer;
+    final ReadShareReleases releases;
 
     ReadShares(
             Duration watchdogLease,
@@ -43,35 +37,14 @@ final class ReadShares {
             LockObserver observer) {
         this.watchdogLease = watchdogLease;
         this.gates = gates;
-        this.handOff = handOff;
         this.losses = losses;
         this.watchdog = watchdog;
-        this.observer = observer;
-    }
-
-    /** One key's read grant in this process, and the holds of the threads that share it; guarded by {@link #lock}. */
-    static final class Share {
-        final Gate.Id id;
-        final ReentrantLock lock = new ReentrantLock();
-        final Condition changed = lock.newCondition();
-        final Map<Thread, Hold> holds = new HashMap<>();
-        final Map<Thread, Integer> counts = new HashMap<>();
-
-        @Nullable
-        HeldGrant held;
-
-        boolean busy; // a grant is being fetched or given back
-        long grantedNanos;
-        int users;
-
-        Share(Gate.Id id) {
-            this.id = id;
-        }
+        this.releases = new ReadShareReleases(this, handOff, losses, observer);
     }
 
     /** Whether the calling thread holds a read lock of the key. */
     boolean readsCurrentThread(Gate.Id id) {
-        Share share = shares.get(id);
+        ReadShare share = shares.get(id);
         if (share == null) {
             return false;
         }
@@ -101,8 +74,8 @@ final class ReadShares {
                     + " LEASE mode, whose write locks may be downgraded");
         }
         @Nullable Duration fixedLease = engine.fixedLease(lease);
-        Share share = shares.compute(id, (key, existing) -> {
-            Share entered = existing != null ? existing : new Share(key);
+        ReadShare share = shares.compute(id, (key, existing) -> {
+            ReadShare entered = existing != null ? existing : new ReadShare(key);
             entered.users++;
             return entered;
         });
@@ -123,7 +96,7 @@ final class ReadShares {
     }
 
     private Optional<LockHandle> acquireLocked(
-            Share share,
+            ReadShare share,
             LockEngine engine,
             long deadline,
             @Nullable Duration fixedLease,
@@ -157,7 +130,7 @@ final class ReadShares {
      * Whether a thread joins the grant this process holds: a reading thread re-enters, the writing thread downgrades,
      * and others join a young grant with the same kind of lease while no other thread of this process writes.
      */
-    private boolean mayJoin(Share share, HeldGrant held, Thread me, boolean writing, boolean renewed) {
+    private boolean mayJoin(ReadShare share, HeldGrant held, Thread me, boolean writing, boolean renewed) {
         if (share.counts.containsKey(me) || writing) {
             return true;
         }
@@ -169,7 +142,7 @@ final class ReadShares {
 
     /** Asks the engine for a grant with the share's lock released meanwhile; other readers wait for it. */
     private @Nullable HeldGrant fetch(
-            Share share, LockEngine engine, boolean writing, @Nullable Duration fixedLease, long deadline)
+            ReadShare share, LockEngine engine, boolean writing, @Nullable Duration fixedLease, long deadline)
             throws InterruptedException {
         share.busy = true;
         share.lock.unlock();
@@ -194,7 +167,7 @@ final class ReadShares {
         return held;
     }
 
-    private LockHandle join(Share share, HeldGrant held, Thread me, LockLostPolicy onLost) {
+    private LockHandle join(ReadShare share, HeldGrant held, Thread me, LockLostPolicy onLost) {
         Hold hold = share.holds.get(me);
         if (hold == null) {
             hold = new Hold(held, me, onLost);
@@ -203,164 +176,16 @@ final class ReadShares {
         }
         share.counts.merge(me, 1, Integer::sum);
         share.changed.signalAll();
-        return new ReadLockHandle(this, share, hold);
+        return new ReadLockHandle(releases, share, hold);
     }
 
-    /**
-     * Ends one read hold. The last thread sharing the grant gives it back to the database; readers that came meanwhile
-     * wait for that, then take the next grant.
-     *
-     * @throws io.github.bizlock.LockLostException if the grant was lost while held
-     * @throws io.github.bizlock.LockReleaseException if the database did not answer the release in time
-     */
-    void unlock(ReadLockHandle handle) {
-        Share share = handle.share;
-        Hold hold = handle.hold;
-        HeldGrant held = hold.heldGrant;
-        boolean last;
-        share.lock.lock();
-        try {
-            if (handle.unlocked) {
-                throw new IllegalMonitorStateException(
-                        "Read lock " + share.id.key() + " was already unlocked through this handle");
-            }
-            if (hold.thread != Thread.currentThread()) {
-                throw new IllegalMonitorStateException("Read lock " + share.id.key() + " is held by thread "
-                        + hold.thread.getName() + "; only the thread that acquired a lock may unlock it");
-            }
-            handle.unlocked = true;
-            int count = share.counts.merge(hold.thread, -1, Integer::sum);
-            if (count == 0) {
-                share.counts.remove(hold.thread);
-                share.holds.remove(hold.thread);
-                held.sharers().remove(hold);
-                hold.clearInterruptForLoss();
-            }
-            last = share.counts.isEmpty();
-            if (last) {
-                share.busy = true; // no grant is fetched until this one is given back
-            }
-        } finally {
-            share.lock.unlock();
-        }
-        if (!last) {
-            leave(share);
-            Loss loss = held.loss();
-            if (loss != null) {
-                throw losses.lostException(hold);
-            }
-            return;
-        }
-        @Nullable Loss loss = null;
-        try {
-            handOff.stopRenewing(held);
-            loss = held.loss();
-            if (loss != null) {
-                handOff.releaseLost(held);
-            } else {
-                @Nullable Loss atRelease = handOff.release(held);
-                if (atRelease != null) {
-                    loss = new Loss(atRelease.cause(), "at unlock, " + atRelease.reason());
-                }
-            }
-        } finally {
-            boolean firstReport = loss != null && held.markLost(loss);
-            held.markReleased();
-            share.lock.lock();
-            try {
-                share.held = null;
-                share.busy = false;
-                share.changed.signalAll();
-            } finally {
-                share.lock.unlock();
-            }
-            leave(share);
-            observer.released(held.grant().key(), held.engine().mode(), System.nanoTime() - hold.acquiredNanos);
-            if (firstReport) {
-                losses.notifyLost(hold, loss);
-            }
-        }
-        if (loss != null) {
-            throw losses.lostException(hold);
-        }
+    /** The key's share, if a thread of this process reads it or waits to. */
+    @Nullable
+    ReadShare share(Gate.Id id) {
+        return shares.get(id);
     }
 
-    /**
-     * Ends the read hold of a thread that ended without unlocking it, for the watchdog: nobody can unlock it any more,
-     * and renewing the grant for it would keep writers out for the life of the process. Reported lost to it
-     * ({@link LossCause#ABANDONED}); the last hold's grant is released in the background.
-     *
-     * @return whether the hold was still in the grant's share
-     */
-    boolean abandon(HeldGrant held, Hold ended) {
-        Share share = shares.get(new Gate.Id(held.engine().mode(), held.grant().key()));
-        if (share == null) {
-            return false;
-        }
-        int count;
-        boolean last;
-        share.lock.lock();
-        try {
-            if (share.held != held || share.holds.get(ended.thread) != ended) {
-                return false;
-            }
-            count = share.counts.remove(ended.thread);
-            share.holds.remove(ended.thread);
-            held.sharers().remove(ended);
-            last = share.counts.isEmpty();
-            if (last) {
-                share.held = null;
-                share.changed.signalAll();
-            }
-        } finally {
-            share.lock.unlock();
-        }
-        for (int i = 0; i < count; i++) {
-            leave(share);
-        }
-        losses.notifyLost(
-                ended,
-                new Loss(
-                        LossCause.ABANDONED,
-                        "its holder thread " + ended.thread.getName() + " ended without unlocking its read lock;"
-                                + " bizlock ended that read hold rather than renew it for the life of the process"));
-        if (last) {
-            handOff.stopRenewing(held);
-            handOff.releaseLost(held);
-            held.markReleased();
-            observer.released(held.grant().key(), held.engine().mode(), System.nanoTime() - ended.acquiredNanos);
-        }
-        return true;
-    }
-
-    /** The fencing token of a read hold: the last write lock's, as the grant brought it or the engine reads it. */
-    long fencingToken(ReadLockHandle handle) {
-        HeldGrant held = handle.hold.heldGrant;
-        held.tokenLock.lock();
-        try {
-            long token = handle.hold.token();
-            if (token != 0 || handle.tokenRead) {
-                return token;
-            }
-            if (handle.unlocked) {
-                throw new IllegalStateException("Read lock " + handle.share.id.key() + " was unlocked before its"
-                        + " fencing token was asked for; ask while holding the lock");
-            }
-            if (!held.isValid()) {
-                throw losses.lostException(handle.hold);
-            }
-            token = held.tokensOnDemand()
-                    ? held.engine().issueTokens(held.grant(), 1)
-                    : held.grant().fencingToken();
-            handle.hold.token(token);
-            handle.tokenRead = true;
-            return token;
-        } finally {
-            held.tokenLock.unlock();
-        }
-    }
-
-    private void leave(Share share) {
+    void leave(ReadShare share) {
         shares.computeIfPresent(share.id, (key, current) -> --current.users == 0 ? null : current);
     }
 }

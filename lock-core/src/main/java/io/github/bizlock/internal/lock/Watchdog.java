@@ -67,7 +67,7 @@ final class Watchdog {
         this.abandonedHandler = handler;
     }
 
-    /** What frees the share of a reading thread that ended holding a read grant ({@link ReadShares#abandon}). */
+    /** What frees the share of a reading thread that ended holding a read grant ({@link ReadShareReleases#abandon}). */
     void onAbandonedReader(BiPredicate<HeldGrant, Hold> handler) {
         this.abandonedReaderHandler = handler;
     }
