@@ -24,6 +24,11 @@ public interface LockHandle extends AutoCloseable {
 
     LockMode mode();
 
+    /** Whether this is a read lock, shared with other readers, or a write lock ({@link LockAccess}). */
+    default LockAccess access() {
+        return LockAccess.WRITE;
+    }
+
     /**
      * A number that strictly increases with every acquisition of this lock ({@code name}, {@code key}) by any
      * process; unchanged by reentry and renewal. Store it with the data you protect and refuse writes that carry a

@@ -23,22 +23,25 @@ public final class LockOptions {
      */
     public static final Duration MAX_LEASE_TIME = Duration.ofDays(365);
 
-    private static final LockOptions DEFAULTS = new LockOptions(null, null, null, null);
+    private static final LockOptions DEFAULTS = new LockOptions(null, null, null, null, LockAccess.WRITE);
 
     private final @Nullable LockMode mode;
     private final @Nullable Duration waitTime;
     private final @Nullable Duration leaseTime;
     private final @Nullable LockLostPolicy onLost;
+    private final LockAccess access;
 
     private LockOptions(
             @Nullable LockMode mode,
             @Nullable Duration waitTime,
             @Nullable Duration leaseTime,
-            @Nullable LockLostPolicy onLost) {
+            @Nullable LockLostPolicy onLost,
+            LockAccess access) {
         this.mode = mode;
         this.waitTime = waitTime;
         this.leaseTime = leaseTime;
         this.onLost = onLost;
+        this.access = access;
     }
 
     /** No option set: every value comes from the template's defaults. */
@@ -48,7 +51,7 @@ public final class LockOptions {
 
     /** The same options with another lock mode. */
     public LockOptions mode(LockMode mode) {
-        return new LockOptions(Objects.requireNonNull(mode, "mode"), waitTime, leaseTime, onLost);
+        return new LockOptions(Objects.requireNonNull(mode, "mode"), waitTime, leaseTime, onLost, access);
     }
 
     /**
@@ -58,7 +61,7 @@ public final class LockOptions {
      * @throws IllegalArgumentException if the duration is negative
      */
     public LockOptions waitTime(Duration waitTime) {
-        return new LockOptions(mode, requireNotNegative(waitTime, "waitTime"), leaseTime, onLost);
+        return new LockOptions(mode, requireNotNegative(waitTime, "waitTime"), leaseTime, onLost, access);
     }
 
     /**
@@ -78,12 +81,24 @@ public final class LockOptions {
                     + leaseTime + ": a crashed holder would keep the lock from everyone that long; leave it unset to"
                     + " have the watchdog renew the lease while the holder runs, however long that is");
         }
-        return new LockOptions(mode, waitTime, leaseTime, onLost);
+        return new LockOptions(mode, waitTime, leaseTime, onLost, access);
     }
 
     /** The same options with another policy for the work running under the lock when the lock is lost. */
     public LockOptions onLost(LockLostPolicy onLost) {
-        return new LockOptions(mode, waitTime, leaseTime, Objects.requireNonNull(onLost, "onLost"));
+        return new LockOptions(mode, waitTime, leaseTime, Objects.requireNonNull(onLost, "onLost"), access);
+    }
+
+    /**
+     * The same options with another access: {@link LockAccess#READ} takes the key's read lock, shared with other
+     * readers; {@link LockAccess#WRITE} (the default) its exclusive write lock. Read locks exist in LEASE and ROW mode.
+     */
+    public LockOptions access(LockAccess access) {
+        return new LockOptions(mode, waitTime, leaseTime, onLost, Objects.requireNonNull(access, "access"));
+    }
+
+    public LockAccess access() {
+        return access;
     }
 
     public @Nullable LockMode mode() {
@@ -114,6 +129,6 @@ public final class LockOptions {
     @Override
     public String toString() {
         return "LockOptions[mode=" + mode + ", waitTime=" + waitTime + ", leaseTime=" + leaseTime + ", onLost=" + onLost
-                + "]";
+                + ", access=" + access + "]";
     }
 }

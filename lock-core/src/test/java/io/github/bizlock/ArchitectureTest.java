@@ -54,6 +54,8 @@ class ArchitectureTest {
             PermitsConflictException.class,
             LockOptions.class,
             LockMode.class,
+            // A lock's read or write side (LockOptions.access, @DistributedLock(access = ...)).
+            LockAccess.class,
             LockResult.class,
             LockedAction.class,
             LockLostEvent.class,

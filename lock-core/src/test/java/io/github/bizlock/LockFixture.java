@@ -14,6 +14,7 @@ import io.github.bizlock.internal.jdbc.session.WakeLocks;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.internal.lock.LockManagerBuilder;
 import java.time.Duration;
 import java.util.Arrays;
 import javax.sql.DataSource;
@@ -53,11 +54,11 @@ public final class LockFixture {
         return daos(dataSource).leases();
     }
 
-    public static LockManager.Builder manager(DataSource dataSource) {
+    public static LockManagerBuilder manager(DataSource dataSource) {
         return manager(daos(dataSource), InstanceId.generate());
     }
 
-    public static LockManager.Builder manager(LockDaos daos, String instanceId) {
+    public static LockManagerBuilder manager(LockDaos daos, String instanceId) {
         return LockManager.builder(instanceId)
                 .engine(new LeaseLockEngine(daos.leases(), instanceId, Backoff.DEFAULT))
                 .modeBindings(daos.modes());
@@ -67,7 +68,7 @@ public final class LockFixture {
      * A LEASE manager whose waiters queue on wake locks, held on plain connections of the database (as the starter
      * gives them), and poll with {@code backoff} where they cannot.
      */
-    public static LockManager.Builder wakingManager(DataSource dataSource, String instanceId, Backoff backoff) {
+    public static LockManagerBuilder wakingManager(DataSource dataSource, String instanceId, Backoff backoff) {
         LockDaos daos = daos(dataSource);
         return LockManager.builder(instanceId)
                 .engine(new LeaseLockEngine(
@@ -92,7 +93,7 @@ public final class LockFixture {
      * A manager builder with every mode's engine, as the auto-configuration builds it: one instance id, ROW and NAMED
      * sessions from connections of their own.
      */
-    public static LockManager.Builder managerOfEveryMode(DataSource dataSource) {
+    public static LockManagerBuilder managerOfEveryMode(DataSource dataSource) {
         String instanceId = InstanceId.generate();
         LockDaos daos = daos(dataSource);
         DataSource sessions = SessionLocks.dedicated(dataSource);

@@ -32,7 +32,27 @@ class LockOptionsTest {
         assertThat(options.onLost(LockLostPolicy.ROLLBACK_ONLY).mode()).isEqualTo(LockMode.ROW);
         // Immutable: the defaults are unchanged.
         assertThat(LockOptions.defaults().mode()).isNull();
-        assertThat(options).hasToString("LockOptions[mode=ROW, waitTime=PT3S, leaseTime=PT1M, onLost=INTERRUPT]");
+        assertThat(options)
+                .hasToString("LockOptions[mode=ROW, waitTime=PT3S, leaseTime=PT1M, onLost=INTERRUPT, access=WRITE]");
+    }
+
+    @Test
+    void accessIsWriteUnlessReadIsAskedForAndKeepsTheOtherOptions() {
+        assertThat(LockOptions.defaults().access()).isEqualTo(LockAccess.WRITE);
+        LockOptions read = LockOptions.defaults()
+                .waitTime(Duration.ofSeconds(2))
+                .access(LockAccess.READ)
+                .mode(LockMode.ROW)
+                .leaseTime(Duration.ofMinutes(1))
+                .onLost(LockLostPolicy.LOG);
+        assertThat(read.access()).isEqualTo(LockAccess.READ);
+        assertThat(read.waitTime()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(read.mode()).isEqualTo(LockMode.ROW);
+        assertThat(read.access(LockAccess.WRITE).waitTime()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(LockOptions.defaults().access())
+                .as("the defaults are unchanged")
+                .isEqualTo(LockAccess.WRITE);
+        assertThatThrownBy(() -> LockOptions.defaults().access(null)).isInstanceOf(NullPointerException.class);
     }
 
     @Test

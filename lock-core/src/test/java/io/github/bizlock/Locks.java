@@ -3,6 +3,7 @@ package io.github.bizlock;
 import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.internal.lock.LockManagerBuilder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
@@ -43,12 +44,12 @@ public final class Locks implements AutoCloseable {
     }
 
     /** A LEASE manager with the settings the function gives its builder. */
-    public LockManager manager(UnaryOperator<LockManager.Builder> settings) {
+    public LockManager manager(UnaryOperator<LockManagerBuilder> settings) {
         return closedAfterwards(settings.apply(LockFixture.manager(dataSource)).build());
     }
 
     /** A manager of every mode (ROW and NAMED sessions of their own), as the auto-configuration builds one. */
-    public LockManager managerOfEveryMode(UnaryOperator<LockManager.Builder> settings) {
+    public LockManager managerOfEveryMode(UnaryOperator<LockManagerBuilder> settings) {
         return closedAfterwards(
                 settings.apply(LockFixture.managerOfEveryMode(dataSource)).build());
     }

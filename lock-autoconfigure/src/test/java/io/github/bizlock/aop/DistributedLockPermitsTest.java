@@ -3,6 +3,7 @@ package io.github.bizlock.aop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.bizlock.LockAccess;
 import io.github.bizlock.LockAcquisitionException;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.PermitHandle;
@@ -94,6 +95,12 @@ class DistributedLockPermitsTest {
         public void export(List<String> tenants) {}
     }
 
+    static class ReadPermits {
+
+        @DistributedLock(name = "export", key = "#tenant", permits = 2, access = LockAccess.READ)
+        public void export(String tenant) {}
+    }
+
     private ApplicationContextRunner runner;
 
     @BeforeEach
@@ -165,7 +172,7 @@ class DistributedLockPermitsTest {
     }
 
     @Test
-    void permitsOutOfRangeOrWithKeysFailTheStart() {
+    void permitsOutOfRangeWithKeysOrForReadingFailTheStart() {
         runner.withBean(NegativePermits.class)
                 .run(context -> assertThat(context.getStartupFailure())
                         .hasMessageContaining("NegativePermits.export()")
@@ -176,5 +183,9 @@ class DistributedLockPermitsTest {
                 .run(context -> assertThat(context.getStartupFailure())
                         .hasMessageContaining("PermitsAndKeys.export(List)")
                         .hasMessageContaining("sets both permits and keys"));
+        runner.withBean(ReadPermits.class)
+                .run(context -> assertThat(context.getStartupFailure())
+                        .hasMessageContaining("ReadPermits.export(String)")
+                        .hasMessageContaining("sets permits with access = READ"));
     }
 }

@@ -41,7 +41,7 @@ class LockTablesMadeByHandTest {
     @AfterEach
     void dropTheTables() {
         jdbc.execute("DROP TABLE IF EXISTS biz_lock, biz_lock_token_floor, biz_lock_row, biz_lock_token, biz_lock_mode,"
-                + " biz_lock_migrations");
+                + " biz_lock_reader, biz_lock_migrations");
     }
 
     @Test
@@ -58,8 +58,10 @@ class LockTablesMadeByHandTest {
 
     @Test
     void tablesOfAnEarlierReleaseGetOnlyTheLaterMigrations() {
-        // The DDL as bizlock 3 printed it: no mode table (V4, with V8's permits) and no fencing epoch columns (V5, V6).
-        jdbc.execute("DROP TABLE biz_lock_mode");
+        // The DDL as bizlock 3 printed it: no mode table (V4, with V8's permits), no fencing epoch columns (V5, V6)
+        // and no read-write locks (V7) yet.
+        jdbc.execute("DROP TABLE biz_lock_mode, biz_lock_reader");
+        jdbc.execute("ALTER TABLE biz_lock DROP COLUMN read_until, DROP COLUMN write_intent_until");
         dropFencingEpochColumns();
 
         try (ConfigurableApplicationContext application = FailedStart.start(properties)) {
@@ -69,6 +71,7 @@ class LockTablesMadeByHandTest {
                             Map.of("version", "4", "type", "SQL", "success", true),
                             Map.of("version", "5", "type", "SQL", "success", true),
                             Map.of("version", "6", "type", "SQL", "success", true),
+                            Map.of("version", "7", "type", "SQL", "success", true),
                             Map.of("version", "8", "type", "SQL", "success", true));
             try (LockHandle lock = application.getBean(LockTemplate.class).acquire("order", "1")) {
                 assertThat(lock.fencingToken()).isPositive();
@@ -97,8 +100,8 @@ class LockTablesMadeByHandTest {
         assertThat(output.getAll())
                 .contains("The bizlock tables in this database were created without its migrations and match no"
                         + " version of them")
-                .contains("biz_lock_token_floor.token_boot, biz_lock_mode.permits exist, but biz_lock_row_created_at do"
-                        + " not")
+                .contains("biz_lock_token_floor.token_boot, biz_lock.read_until, biz_lock.write_intent_until,"
+                        + " biz_lock_reader, biz_lock_mode.permits exist, but biz_lock_row_created_at do not")
                 .contains("CREATE INDEX biz_lock_row_created_at ON biz_lock_row (created_at);");
         assertThat(jdbc.queryForObject(
                         "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE()"

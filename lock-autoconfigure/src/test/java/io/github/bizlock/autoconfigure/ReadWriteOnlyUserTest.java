@@ -2,6 +2,7 @@ package io.github.bizlock.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.bizlock.LockAccess;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
@@ -19,14 +20,14 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The minimal rights README names for {@code bizlock.migration.enabled=false}: SELECT, INSERT, UPDATE and DELETE on
- * the five lock tables alone, which an administrator created, are enough to start and to lock in every mode.
+ * the six lock tables alone, which an administrator created, are enough to start and to lock in every mode.
  */
 @ExtendWith(TestDatabaseExtension.class)
 class ReadWriteOnlyUserTest {
 
     private static final String PASSWORD = "rw-only-1";
-    private static final List<String> TABLES =
-            List.of("biz_lock", "biz_lock_token_floor", "biz_lock_row", "biz_lock_token", "biz_lock_mode");
+    private static final List<String> TABLES = List.of(
+            "biz_lock", "biz_lock_token_floor", "biz_lock_row", "biz_lock_token", "biz_lock_mode", "biz_lock_reader");
 
     private final String user = "bizlock_rw_" + UUID.randomUUID().toString().substring(0, 8);
     private JdbcTemplate root;
@@ -56,6 +57,12 @@ class ReadWriteOnlyUserTest {
                 try (LockHandle lock = locks.acquire(
                         "rights-" + mode, "1", LockOptions.defaults().mode(mode))) {
                     assertThat(lock.fencingToken()).as("%s", mode).isPositive();
+                }
+            }
+            for (LockMode mode : List.of(LockMode.LEASE, LockMode.ROW)) {
+                try (LockHandle read = locks.acquire(
+                        "rights-" + mode, "1", LockOptions.defaults().mode(mode).access(LockAccess.READ))) {
+                    assertThat(read.fencingToken()).as("%s read", mode).isPositive();
                 }
             }
         }

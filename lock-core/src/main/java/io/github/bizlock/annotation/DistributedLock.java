@@ -1,5 +1,6 @@
 package io.github.bizlock.annotation;
 
+import io.github.bizlock.LockAccess;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import java.lang.annotation.Documented;
@@ -115,6 +116,14 @@ public @interface DistributedLock {
 
     /** The lock mode; empty (the default) means {@code bizlock.mode}. */
     LockMode[] mode() default {};
+
+    /**
+     * {@code WRITE} (the default): the lock excludes every other holder; {@code READ}: the method shares the lock with
+     * other {@code READ} calls of the same key, and waits for {@code WRITE} ones. A waiting writer keeps new readers
+     * out. LEASE and ROW mode only (NAMED is exclusive), and not with {@link #keys()}. See
+     * {@link io.github.bizlock.LockAccess}.
+     */
+    LockAccess access() default LockAccess.WRITE;
 
     /**
      * What happens to the running call when the lock is lost while it runs: {@code LOG} (report only),

@@ -1,5 +1,6 @@
 package io.github.bizlock.aop;
 
+import io.github.bizlock.LockAccess;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
@@ -113,6 +114,18 @@ final class LockedMethodResolver {
         if (modes.length == 1) {
             options = options.mode(modes[0]);
         }
+        if (lock.access() == LockAccess.READ) {
+            if (modes.length == 1 && modes[0] == LockMode.NAMED) {
+                throw new IllegalArgumentException(description + " asks for a NAMED read lock, but NAMED locks"
+                        + " (GET_LOCK) are exclusive only: use mode = LEASE or ROW for a read lock, or drop"
+                        + " access = READ");
+            }
+            if (lock.keys().length > 0) {
+                throw new IllegalArgumentException(description + " asks for read locks of several keys (keys with"
+                        + " access = READ); keys takes write locks only: drop access = READ, or lock one key");
+            }
+            options = options.access(LockAccess.READ);
+        }
         LockLostPolicy[] onLost = lock.onLost();
         if (onLost.length > 1) {
             throw new IllegalArgumentException(
@@ -166,6 +179,10 @@ final class LockedMethodResolver {
         if (lock.permits() > 0 && lock.keys().length > 0) {
             throw new IllegalArgumentException(description + " sets both permits and keys: a permit is one of a"
                     + " semaphore's, of one key; use key = {...} with permits, or keys = {...} without");
+        }
+        if (lock.permits() > 0 && lock.access() == LockAccess.READ) {
+            throw new IllegalArgumentException(description + " sets permits with access = READ: a permit is one"
+                    + " holder's slot and has no read lock; drop access = READ, or permits for a read lock");
         }
     }
 

@@ -5,12 +5,15 @@ import io.github.bizlock.LockTemplate;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.jdbc.LockDatabase;
+import io.github.bizlock.internal.jdbc.ReadLeaseDao;
 import io.github.bizlock.internal.jdbc.dialect.Dialects;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
+import io.github.bizlock.internal.jdbc.lease.LeaseReadEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLockEngine;
 import io.github.bizlock.internal.jdbc.session.WakeLocks;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.internal.lock.LockManagerBuilder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -67,12 +70,13 @@ final class ServiceAssembly {
                         ? new WakeLocks(daos.dialect(), daos.schema(), settings.sessionDataSource)
                         : null);
         opened.add(lease);
-        LockManager.Builder locks = LockManager.builder(owner)
+        LockManagerBuilder locks = LockManager.builder(owner)
                 .modeBindings(daos.modes())
                 .watchdogLease(settings.watchdogLease)
                 .fair(settings.fair)
                 .localHandoffs(settings.localHandoffs)
-                .engine(lease);
+                .engine(lease)
+                .readEngine(new LeaseReadEngine(new ReadLeaseDao(daos.database()), owner, settings.backoff));
         if (settings.sessionDataSource != null) {
             SessionLockEngine row = SessionLockEngine.row(
                     daos.dialect(),
@@ -92,6 +96,15 @@ final class ServiceAssembly {
                     settings.sessionHeartbeat,
                     settings.namedSecret);
             opened.add(named);
+            SessionLockEngine rowReader = SessionLockEngine.rowReader(
+                    daos.dialect(),
+                    daos.tokens(),
+                    settings.sessionDataSource,
+                    settings.maxSessions,
+                    owner,
+                    settings.sessionHeartbeat);
+            opened.add(rowReader);
+            locks.readEngine(rowReader);
             // A default mode that cannot be trusted on this server fails the start, not the first lock.
             if (settings.defaultMode == LockMode.ROW) {
                 row.requireAllowedHere();

@@ -13,6 +13,7 @@ import io.github.bizlock.ThreadPerTask;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.internal.lock.LockManagerBuilder;
 import io.github.bizlock.test.ChildJvm;
 import io.github.bizlock.test.TestDatabase;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -75,7 +76,7 @@ public abstract class AbstractMultiKeyLockTest {
         return manager(ContractManagers.builder(mode(), dataSource, InstanceId.generate()));
     }
 
-    protected LockManager manager(LockManager.Builder builder) {
+    protected LockManager manager(LockManagerBuilder builder) {
         LockManager manager = builder.build();
         managers.add(manager);
         return manager;

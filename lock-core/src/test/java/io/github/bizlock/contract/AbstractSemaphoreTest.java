@@ -3,6 +3,7 @@ package io.github.bizlock.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.bizlock.LockAccess;
 import io.github.bizlock.LockAcquisitionException;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
@@ -347,6 +348,10 @@ public abstract class AbstractSemaphoreTest {
         assertThatThrownBy(() -> locks.acquirePermit(" ", "k", 2))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("name must not be blank");
+        assertThatThrownBy(() -> locks.acquirePermit(
+                        name, "k", 2, LockOptions.defaults().mode(mode()).access(LockAccess.READ)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("has no read lock");
         assertThat(managers.get(0).heldCount()).isZero();
         assertThat(managers.get(0).activeThreadCount()).isZero();
         assertThat(new JdbcTemplate(dataSource)

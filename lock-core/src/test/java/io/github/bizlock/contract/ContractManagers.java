@@ -9,6 +9,7 @@ import io.github.bizlock.internal.jdbc.lease.Backoff;
 import io.github.bizlock.internal.jdbc.lease.LeaseLockEngine;
 import io.github.bizlock.internal.jdbc.session.SessionLocks;
 import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.internal.lock.LockManagerBuilder;
 import java.time.Duration;
 import java.util.List;
 import javax.sql.DataSource;
@@ -43,7 +44,7 @@ public final class ContractManagers {
     }
 
     /** A manager builder for the mode, on the given database, with the given owner id. */
-    public static LockManager.Builder builder(LockMode mode, DataSource dataSource, String instanceId) {
+    public static LockManagerBuilder builder(LockMode mode, DataSource dataSource, String instanceId) {
         return switch (mode) {
             case LEASE -> lease(dataSource, instanceId, Backoff.DEFAULT);
             // Held sessions come from connections of their own, never from the application's pool.
@@ -57,7 +58,7 @@ public final class ContractManagers {
      * LEASE as the starter sets it up: waiters queue on wake locks held on plain connections of the database, and poll
      * where they cannot; with {@code -Dbizlock.test.wakeUp=false}, they only poll.
      */
-    private static LockManager.Builder lease(DataSource dataSource, String instanceId, Backoff backoff) {
+    private static LockManagerBuilder lease(DataSource dataSource, String instanceId, Backoff backoff) {
         if (!"false".equals(System.getProperty("bizlock.test.wakeUp"))) {
             return LockFixture.wakingManager(dataSource, instanceId, backoff);
         }
@@ -72,7 +73,7 @@ public final class ContractManagers {
      * 100 ms: the lock changes hands between the JVMs thousands of times, and with the default backoff the run would
      * mostly wait out retry pauses. Faster retries mean more contending statements, so exclusion is stressed harder.
      */
-    public static LockManager.Builder fuzzBuilder(LockMode mode, DataSource dataSource, String instanceId) {
+    public static LockManagerBuilder fuzzBuilder(LockMode mode, DataSource dataSource, String instanceId) {
         return switch (mode) {
             case LEASE -> lease(dataSource, instanceId, new Backoff(Duration.ofMillis(1), Duration.ofMillis(10)));
             default -> builder(mode, dataSource, instanceId);

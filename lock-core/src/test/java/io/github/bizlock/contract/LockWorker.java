@@ -7,6 +7,7 @@ import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.internal.lock.LockManagerBuilder;
 import io.github.bizlock.test.ChildJvm;
 import io.github.bizlock.test.ParentLink;
 import io.github.bizlock.test.TestDatabase;
@@ -141,7 +142,7 @@ public final class LockWorker {
             throws Exception {
         String key = args.get(6);
         Duration lease = Duration.ofMillis(Long.parseLong(args.get(7)));
-        LockManager.Builder builder = ContractManagers.builder(mode, dataSource, InstanceId.generate());
+        LockManagerBuilder builder = ContractManagers.builder(mode, dataSource, InstanceId.generate());
         LockManager manager = (watchdog ? builder.watchdogLease(lease) : builder).build();
         Optional<LockHandle> handle =
                 manager.tryAcquire(new LockKey(lockName, key), mode, Duration.ofSeconds(30), watchdog ? null : lease);

@@ -8,6 +8,7 @@ import io.github.bizlock.PermitHandle;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.internal.lock.LockManagerBuilder;
 import io.github.bizlock.test.ChildJvm;
 import io.github.bizlock.test.ParentLink;
 import io.github.bizlock.test.TestDatabase;
@@ -53,7 +54,7 @@ public final class PermitWorker {
         int first = Integer.parseInt(args.get(7));
         int second = Integer.parseInt(args.get(8));
         try (HikariDataSource dataSource = ContractManagers.childPool(args, "permit-worker", 16)) {
-            LockManager.Builder builder = ContractManagers.builder(mode, dataSource, InstanceId.generate());
+            LockManagerBuilder builder = ContractManagers.builder(mode, dataSource, InstanceId.generate());
             if (command.equals("hold")) {
                 builder.watchdogLease(Duration.ofMillis(second));
             }

@@ -38,16 +38,22 @@ public final class HousekeepingDao {
     }
 
     /**
-     * Deletes up to {@code batchSize} rows that have been free, or expired, for longer than {@code retention}, after
-     * raising the token floor above their tokens, so a lock created again later still gets a higher token.
+     * Deletes up to {@code batchSize} rows that have been free, or expired, for longer than {@code retention} and have
+     * no read lease running, after raising the token floor above their tokens, so a lock created again later still gets
+     * a higher token; and up to {@code batchSize} read leases that ended longer ago than that.
      *
      * @return the number of rows deleted
      */
     public int purgeLeaseTable(Duration retention, int batchSize) {
         long retentionMicros = micros(retention);
-        return deleteUnderRaisedFloor(
+        int deleted = deleteUnderRaisedFloor(
                 () -> jdbc.queryForObject(sql.purgeableMaxToken(), Long.class, retentionMicros, retentionMicros),
                 floor -> db.update(sql.purge(), floor, retentionMicros, retentionMicros, batchSize));
+        Boolean endedReaders =
+                db.guarded(() -> jdbc.queryForObject(sql.endedReaders(), Boolean.class, retentionMicros));
+        return Boolean.TRUE.equals(endedReaders)
+                ? deleted + db.update(sql.purgeReaders(), retentionMicros, batchSize)
+                : deleted;
     }
 
     /**

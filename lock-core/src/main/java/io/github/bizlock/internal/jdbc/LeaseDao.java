@@ -265,6 +265,26 @@ public final class LeaseDao {
         return db.update(deadline, sql.forceRelease(), bytes(key.name()), bytes(key.key())) == 1;
     }
 
+    /**
+     * Marks that a writer waits for the lock's readers, for {@code intent}: new readers wait meanwhile. Changes
+     * nothing where no reader lease runs.
+     *
+     * @return whether readers held the lock, so the intent was marked
+     * @throws DataAccessException if the database did not answer by the deadline, or failed
+     */
+    public boolean markWriteIntent(LockKey key, Duration intent, long deadlineNanos) {
+        return db.update(deadlineNanos, sql.markWriteIntent(), micros(intent), bytes(key.name()), bytes(key.key()))
+                == 1;
+    }
+
+    /**
+     * Ends the intent of writers waiting for the lock's readers, once one of them holds it; a writer still waiting
+     * marks it again at its next attempt.
+     */
+    public void clearWriteIntent(LockKey key, long deadlineNanos) {
+        db.update(deadlineNanos, sql.clearWriteIntent(), bytes(key.name()), bytes(key.key()));
+    }
+
     /** The lock's row, read within {@link LockEngine#RELEASE_TIMEOUT}. */
     public Optional<LockRow> find(LockKey key) {
         return find(key, System.nanoTime() + LockEngine.RELEASE_TIMEOUT.toNanos());

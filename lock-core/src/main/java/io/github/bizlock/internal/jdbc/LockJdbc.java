@@ -118,6 +118,34 @@ public final class LockJdbc {
     }
 
     /**
+     * Runs the work's statements as one transaction on a lock connection of its own, ended by {@code deadlineNanos}
+     * like a bounded write, and commits it; rolls it back if the work fails. The whole transaction is tried again when
+     * the server reports a deadlock or lock-wait timeout.
+     */
+    <T> T inTransaction(long deadlineNanos, ConnectionCallback<T> work) {
+        return write(
+                deadlineNanos,
+                () -> Objects.requireNonNull(writeJdbc.execute((ConnectionCallback<T>) connection -> {
+                    connection.setAutoCommit(false);
+                    boolean committed = false;
+                    try {
+                        T result = work.doInConnection(connection);
+                        connection.commit();
+                        committed = true;
+                        return result;
+                    } finally {
+                        try {
+                            if (!committed) {
+                                connection.rollback();
+                            }
+                        } finally {
+                            connection.setAutoCommit(true);
+                        }
+                    }
+                })));
+    }
+
+    /**
      * Runs one write statement that sets a fencing token with {@code LAST_INSERT_ID(expr)}, ended by
      * {@code deadlineNanos} ({@link System#nanoTime()}) however the database or the pool behave: the wait for a pool
      * connection is cut off then, and reads time out then. Text parameters are bound as UTF-8 bytes.

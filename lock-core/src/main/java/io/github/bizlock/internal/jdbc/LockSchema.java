@@ -52,6 +52,9 @@ public final class LockSchema {
                             "_token.token_epoch",
                             "_token_floor.token_epoch",
                             "_token_floor.token_boot")),
+            new Migration(
+                    "db/bizlock/migration/V7__read_write_locks.sql",
+                    List.of(".read_until", ".write_intent_until", "_reader")),
             new Migration("db/bizlock/migration/V8__semaphore_permits.sql", List.of("_mode.permits")));
 
     private final LockJdbc db;
@@ -79,8 +82,8 @@ public final class LockSchema {
     public List<String> missingTables() {
         Set<String> existing = new HashSet<>(db.jdbc().queryForList(sql.existingTables(), String.class));
         List<String> missing = new ArrayList<>();
-        for (String expected :
-                List.of(table, table + "_token_floor", table + "_row", table + "_token", table + "_mode")) {
+        for (String expected : List.of(
+                table, table + "_token_floor", table + "_row", table + "_token", table + "_mode", table + "_reader")) {
             if (existing.stream().noneMatch(expected::equalsIgnoreCase)) {
                 missing.add(expected);
             }
@@ -172,7 +175,8 @@ public final class LockSchema {
     /** The error for a statement that found a lock table missing, with the DDL that creates the tables. */
     static IllegalStateException missingTable(String table, Throwable cause) {
         return new IllegalStateException(
-                "A bizlock table (" + table + ", " + table + "_token_floor, " + table + "_row, " + table + "_token or "
+                "A bizlock table (" + table + ", " + table + "_token_floor, " + table + "_row, " + table + "_token, "
+                        + table + "_reader or "
                         + table
                         + "_mode) does not exist, or lacks a column of this version. Let the starter create or upgrade them"
                         + " (bizlock.migration.enabled=true, the default) or run the statements of the migrations"

@@ -1,5 +1,6 @@
 package io.github.bizlock.internal.lock;
 
+import io.github.bizlock.LockAccess;
 import io.github.bizlock.LockAcquisitionException;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostPolicy;
@@ -77,7 +78,9 @@ public final class DefaultLockTemplate implements LockTemplate {
                 .orElseThrow(() -> new LockAcquisitionException(
                         name,
                         key,
-                        "Lock " + name + "/" + key + " (" + mode(options) + ") is held elsewhere and was not acquired"
+                        "Lock " + name + "/" + key + " (" + mode(options) + access(options)
+                                + ") is held elsewhere and was"
+                                + " not acquired"
                                 + " within " + wait,
                         null));
     }
@@ -86,7 +89,8 @@ public final class DefaultLockTemplate implements LockTemplate {
     public Optional<LockHandle> tryAcquire(String name, String key, LockOptions options) {
         LockKey lockKey = new LockKey(name, key);
         try {
-            return manager.tryAcquire(lockKey, mode(options), waitTime(options), leaseTime(options), onLost(options));
+            return manager.tryAcquire(
+                    lockKey, mode(options), options.access(), waitTime(options), leaseTime(options), onLost(options));
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new LockAcquisitionException(
@@ -118,6 +122,11 @@ public final class DefaultLockTemplate implements LockTemplate {
     }
 
     private MultiKeyLocks.Attempt tryAcquireAll(List<LockKey> keys, LockOptions options) {
+        if (options.access() != LockAccess.WRITE) {
+            throw new IllegalArgumentException("Locks of several keys are taken as write locks only, and the options"
+                    + " ask for " + options.access() + ": take each key's read lock with acquire(name, key, options),"
+                    + " in the keys' sorted order, or drop access(READ)");
+        }
         try {
             return MultiKeyLocks.tryAcquire(
                     manager, keys, mode(options), waitTime(options), leaseTime(options), onLost(options));
@@ -146,6 +155,10 @@ public final class DefaultLockTemplate implements LockTemplate {
     @Override
     public Optional<PermitHandle> tryAcquirePermit(String name, String key, int permits, LockOptions options) {
         LockKey semaphore = Permits.semaphore(name, key, permits);
+        if (options.access() != LockAccess.WRITE) {
+            throw new IllegalArgumentException("A permit is one holder's slot and has no read lock, and the options ask"
+                    + " for " + options.access() + ": drop access(READ) to take a permit");
+        }
         try {
             return Permits.tryAcquire(
                     manager, semaphore, permits, mode(options), waitTime(options), leaseTime(options), onLost(options));
@@ -162,7 +175,8 @@ public final class DefaultLockTemplate implements LockTemplate {
 
     @Override
     public Lock asLock(String name, String key, LockOptions options) {
-        return new JdkLockView(new LockKey(name, key), mode(options), leaseTime(options), onLost(options));
+        return new JdkLockView(
+                new LockKey(name, key), mode(options), options.access(), leaseTime(options), onLost(options));
     }
 
     @Override
@@ -181,6 +195,10 @@ public final class DefaultLockTemplate implements LockTemplate {
         return mode != null ? mode : defaultMode;
     }
 
+    private static String access(LockOptions options) {
+        return options.access() == LockAccess.READ ? ", read" : "";
+    }
+
     private Duration waitTime(LockOptions options) {
         Duration wait = options.waitTime();
         return wait != null ? wait : defaultWaitTime;
@@ -197,13 +215,15 @@ public final class DefaultLockTemplate implements LockTemplate {
 
         private final LockKey key;
         private final LockMode mode;
+        private final LockAccess access;
         private final @Nullable Duration lease;
         private final LockLostPolicy onLost;
         private final ThreadLocal<Deque<LockHandle>> holds = ThreadLocal.withInitial(ArrayDeque::new);
 
-        JdkLockView(LockKey key, LockMode mode, @Nullable Duration lease, LockLostPolicy onLost) {
+        JdkLockView(LockKey key, LockMode mode, LockAccess access, @Nullable Duration lease, LockLostPolicy onLost) {
             this.key = key;
             this.mode = mode;
+            this.access = access;
             this.lease = lease;
             this.onLost = onLost;
         }
@@ -247,7 +267,7 @@ public final class DefaultLockTemplate implements LockTemplate {
         }
 
         private boolean tryLock(Duration wait) throws InterruptedException {
-            Optional<LockHandle> handle = manager.tryAcquire(key, mode, wait, lease, onLost);
+            Optional<LockHandle> handle = manager.tryAcquire(key, mode, access, wait, lease, onLost);
             handle.ifPresent(holds.get()::push);
             return handle.isPresent();
         }

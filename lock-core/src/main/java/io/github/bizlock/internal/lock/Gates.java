@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The registry of the {@link Gate}s of the keys this process's threads hold or wait for: entering and leaving them, and
@@ -66,6 +67,13 @@ final class Gates {
             }
         }
         return false;
+    }
+
+    /** The thread holding the gate's local lock (a write lock, for a read-write lock's key), or {@code null}. */
+    @Nullable
+    Thread holder(Gate.Id id) {
+        Gate gate = gates.get(id);
+        return gate != null ? gate.local.owner() : null;
     }
 
     /** The keys of {@code name}, in any mode, whose locks the calling thread holds (or is acquiring) now. */

@@ -6,6 +6,8 @@ import io.github.bizlock.internal.engine.Grant;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.Loss;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -37,6 +39,9 @@ final class HeldGrant {
     private volatile @Nullable String renewalError;
     private final AtomicReference<@Nullable Loss> recordedLoss = new AtomicReference<>();
     private volatile @Nullable Hold hold;
+
+    /** The holds of the threads that share a read grant ({@link ReadShares}); none for any other grant. */
+    private final Set<Hold> sharers = ConcurrentHashMap.newKeySet();
 
     /** Local hand-offs so far; read and written by the thread holding the gate. */
     private int handoffs;
@@ -76,6 +81,11 @@ final class HeldGrant {
     @Nullable
     Hold hold() {
         return hold;
+    }
+
+    /** The holds of the threads sharing this read grant now. */
+    Set<Hold> sharers() {
+        return sharers;
     }
 
     /** The first hold of a new grant, with its first reserved token if it came with any. */
@@ -152,7 +162,7 @@ final class HeldGrant {
 
     /** Interrupts the thread of {@code lost}, unless that hold has ended (released or handed over: it moved on). */
     synchronized boolean interruptHolderIfStillHolding(Hold lost) {
-        if (released || releasing || hold != lost) {
+        if (released || releasing || (hold != lost && !sharers.contains(lost))) {
             return false;
         }
         // An interrupt already pending is someone else's: the hold's end must leave it, so this one is not recorded.

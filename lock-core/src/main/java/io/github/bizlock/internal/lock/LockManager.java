@@ -1,5 +1,6 @@
 package io.github.bizlock.internal.lock;
 
+import io.github.bizlock.LockAccess;
 import io.github.bizlock.LockAcquisitionException;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostException;
@@ -7,16 +8,13 @@ import io.github.bizlock.LockLostListener;
 import io.github.bizlock.LockLostPolicy;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockModeConflictException;
-import io.github.bizlock.LockOptions;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.PermitsConflictException;
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.engine.ModeBindingStore;
 import io.github.bizlock.internal.engine.ModeBindingStore.Binding;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -52,6 +50,7 @@ public final class LockManager implements AutoCloseable {
 
     private final String instanceId;
     private final Map<LockMode, LockEngine> engines;
+    private final Map<LockMode, LockEngine> readEngines;
     private final ModeBindings modeBindings;
     private final LockObserver observer;
     private final LossReporter losses;
@@ -59,11 +58,13 @@ public final class LockManager implements AutoCloseable {
     private final Releaser releaser = new Releaser();
     private final Gates gates;
     private final Holds holds;
+    private final ReadShares readShares;
     private final Shutdown shutdown;
 
-    private LockManager(Builder builder) {
+    LockManager(LockManagerBuilder builder) {
         this.instanceId = builder.instanceId;
         this.engines = Map.copyOf(builder.engines);
+        this.readEngines = Map.copyOf(builder.readEngines);
         this.modeBindings = new ModeBindings(Objects.requireNonNull(builder.modeBindings));
         this.observer = builder.observers.isEmpty() ? LockObserver.NONE : LockObserver.composite(builder.observers);
         this.losses = new LossReporter(observer);
@@ -73,11 +74,15 @@ public final class LockManager implements AutoCloseable {
         watchdog.onAbandoned(new AbandonedHolds(gates, handOff, losses, observer)::free);
         FencingTokens fencingTokens = new FencingTokens(handOff, losses);
         this.holds = new Holds(builder.watchdogLease, gates, handOff, fencingTokens, losses, watchdog, observer);
-        this.shutdown = new Shutdown(gates, watchdog, releaser, engines.values(), losses);
+        this.readShares = new ReadShares(builder.watchdogLease, gates, handOff, losses, watchdog, observer);
+        watchdog.onAbandonedReader(readShares.releases::abandon);
+        List<LockEngine> allEngines = new ArrayList<>(engines.values());
+        allEngines.addAll(readEngines.values());
+        this.shutdown = new Shutdown(gates, watchdog, releaser, allEngines, losses);
     }
 
-    public static Builder builder(String instanceId) {
-        return new Builder(instanceId);
+    public static LockManagerBuilder builder(String instanceId) {
+        return new LockManagerBuilder(instanceId);
     }
 
     public String instanceId() {
@@ -145,17 +150,56 @@ public final class LockManager implements AutoCloseable {
     public Optional<LockHandle> tryAcquire(
             LockKey key, LockMode mode, Duration wait, @Nullable Duration lease, LockLostPolicy onLost)
             throws InterruptedException {
-        return tryAcquire(key, Binding.locks(mode), wait, lease, onLost);
+        return tryAcquire(key, mode, LockAccess.WRITE, wait, lease, onLost);
     }
 
-    /** As the method above, for a name bound as given: plain locks, or a semaphore's permit slots ({@link Permits}). */
+    /**
+     * Acquires a lock's read or write lock ({@link LockAccess}), as {@link #tryAcquire(LockKey, LockMode, Duration,
+     * Duration, LockLostPolicy)} acquires its write lock.
+     *
+     * @throws IllegalArgumentException if a read lock is asked for in a mode that has none (NAMED)
+     * @throws IllegalStateException if this thread holds the key's read lock and asks for its write lock (an upgrade,
+     *     which would wait for itself), or holds the write lock and asks for the read lock in a mode that cannot
+     *     downgrade (ROW); nothing is taken then
+     */
+    public Optional<LockHandle> tryAcquire(
+            LockKey key,
+            LockMode mode,
+            LockAccess access,
+            Duration wait,
+            @Nullable Duration lease,
+            LockLostPolicy onLost)
+            throws InterruptedException {
+        return acquire(key, Binding.locks(mode), access, wait, lease, onLost);
+    }
+
+    /** A write lock of a name bound as given: plain locks, or a semaphore's permit slots ({@link Permits}). */
     Optional<LockHandle> tryAcquire(
             LockKey key, Binding binding, Duration wait, @Nullable Duration lease, LockLostPolicy onLost)
+            throws InterruptedException {
+        return acquire(key, binding, LockAccess.WRITE, wait, lease, onLost);
+    }
+
+    private Optional<LockHandle> acquire(
+            LockKey key,
+            Binding binding,
+            LockAccess access,
+            Duration wait,
+            @Nullable Duration lease,
+            LockLostPolicy onLost)
             throws InterruptedException {
         LockMode mode = binding.mode();
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(onLost, "onLost");
-        LockEngine engine = engine(mode);
+        Objects.requireNonNull(access, "access");
+        LockEngine engine = access == LockAccess.READ ? readEngine(mode) : engine(mode);
+        Gate.Id id = new Gate.Id(mode, key);
+        if (access == LockAccess.WRITE && readShares.readsCurrentThread(id)) {
+            throw new IllegalStateException("This thread holds the read lock of " + key + " (" + mode + ") and asked"
+                    + " for its write lock: a read lock is never upgraded, since the write lock would wait for this"
+                    + " thread's own read lock. Unlock the read lock first (and check again what it read), or take"
+                    + " the write lock from the start; nothing was taken");
+        }
         Holds.requireValid(wait, lease);
         shutdown.refuseIfBegun(key);
         LockObserver.Acquisition acquisition = observer.acquisitionStarted(key, mode);
@@ -165,7 +209,9 @@ public final class LockManager implements AutoCloseable {
             engine.requireAllowedHere(); // before the name is bound: a refused call leaves nothing behind
             long deadline = Holds.deadline(wait); // one for the name's binding and the acquisition
             modeBindings.check(key.name(), binding, deadline + LockEngine.DEADLINE_SLACK.toNanos());
-            Optional<LockHandle> handle = holds.acquire(key, mode, engine, wait, deadline, lease, onLost);
+            Optional<LockHandle> handle = access == LockAccess.READ
+                    ? readShares.acquire(id, engine, deadline, lease, onLost)
+                    : holds.acquire(key, mode, engine, wait, deadline, lease, onLost);
             shutdown.refuseIfGrantedDuring(handle, key);
             outcome = handle.isPresent() ? LockObserver.Outcome.ACQUIRED : LockObserver.Outcome.TIMED_OUT;
             return handle;
@@ -212,6 +258,20 @@ public final class LockManager implements AutoCloseable {
         shutdown.run(grace);
     }
 
+    private LockEngine readEngine(LockMode mode) {
+        LockEngine engine = readEngines.get(Objects.requireNonNull(mode, "mode"));
+        if (engine == null) {
+            if (mode == LockMode.NAMED) {
+                throw new IllegalArgumentException("NAMED locks have no read lock: GET_LOCK is exclusive only. Take"
+                        + " the read lock in LEASE or ROW mode (LockOptions.mode, @DistributedLock(mode = ...)), or take"
+                        + " this NAMED lock without access READ, as an exclusive lock; nothing was taken");
+            }
+            throw new IllegalArgumentException(
+                    "No engine for read locks in mode " + mode + " is configured; available: " + readEngines.keySet());
+        }
+        return engine;
+    }
+
     private LockEngine engine(LockMode mode) {
         LockEngine engine = engines.get(Objects.requireNonNull(mode, "mode"));
         if (engine == null) {
@@ -219,91 +279,5 @@ public final class LockManager implements AutoCloseable {
                     "No engine for lock mode " + mode + " is configured; available: " + engines.keySet());
         }
         return engine;
-    }
-
-    /** Builds a {@link LockManager}. */
-    public static final class Builder {
-
-        private final String instanceId;
-        private final Map<LockMode, LockEngine> engines = new EnumMap<>(LockMode.class);
-        private @Nullable ModeBindingStore modeBindings;
-        private Duration watchdogLease = DEFAULT_WATCHDOG_LEASE;
-        private boolean fair = DEFAULT_FAIR;
-        private int localHandoffs = DEFAULT_LOCAL_HANDOFFS;
-        private final List<LockObserver> observers = new ArrayList<>();
-
-        private Builder(String instanceId) {
-            this.instanceId = InstanceId.validate(instanceId);
-        }
-
-        public Builder engine(LockEngine engine) {
-            engines.put(engine.mode(), engine);
-            return this;
-        }
-
-        /**
-         * Where lock names are bound to modes, shared by every instance on the lock database (required; for the lock
-         * tables, {@code LockDaos.modes()}).
-         */
-        public Builder modeBindings(ModeBindingStore store) {
-            this.modeBindings = Objects.requireNonNull(store, "store");
-            return this;
-        }
-
-        /** The lease of locks without a fixed lease time, renewed every third of it (default 30 s). */
-        public Builder watchdogLease(Duration lease) {
-            if (lease.compareTo(MIN_WATCHDOG_LEASE) < 0) {
-                throw new IllegalArgumentException(
-                        "The watchdog lease must be at least 300ms (it is renewed every third of it), was " + lease);
-            }
-            if (lease.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
-                throw new IllegalArgumentException("The watchdog lease must be at most 365 days ("
-                        + LockOptions.MAX_LEASE_TIME + "), was " + lease + "; it is how long a crashed holder keeps"
-                        + " its locks, so keep it short (the default is 30s)");
-            }
-            this.watchdogLease = lease;
-            return this;
-        }
-
-        /**
-         * Whether threads of this process get a lock in the order they asked for it (default true); false lets a thread
-         * that comes while the lock is free pass the threads that wait, for a little more throughput.
-         */
-        public Builder fair(boolean fair) {
-            this.fair = fair;
-            return this;
-        }
-
-        /**
-         * How often one database grant may pass directly from a thread of this process to another that waits for the
-         * same lock, before it is released for other processes (default {@value #DEFAULT_LOCAL_HANDOFFS}; 0 releases
-         * every time). Hand-offs also stop 100 ms after the database lock was taken. A hand-off costs no round trip;
-         * each hold still gets a fencing token above the one before.
-         */
-        public Builder localHandoffs(int localHandoffs) {
-            if (localHandoffs < 0) {
-                throw new IllegalArgumentException(
-                        "Local hand-offs must be 0 (always release) or more, was " + localHandoffs);
-            }
-            this.localHandoffs = localHandoffs;
-            return this;
-        }
-
-        /** Adds an observer of acquisitions, releases, renewals and losses, e.g. for metrics (default: none). */
-        public Builder observer(LockObserver observer) {
-            observers.add(Objects.requireNonNull(observer, "observer"));
-            return this;
-        }
-
-        public LockManager build() {
-            if (engines.isEmpty()) {
-                throw new IllegalStateException("A LockManager needs at least one LockEngine");
-            }
-            if (modeBindings == null) {
-                throw new IllegalStateException("A LockManager needs the store that binds each lock name to one mode,"
-                        + " shared by every instance: .modeBindings(daos.modes())");
-            }
-            return new LockManager(this);
-        }
     }
 }

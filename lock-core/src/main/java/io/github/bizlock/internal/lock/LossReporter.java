@@ -56,6 +56,9 @@ final class LossReporter implements AutoCloseable {
         Hold hold = held.markLostByWatchdog(loss);
         if (hold != null) {
             notifyLost(hold, loss);
+        } else if (held.loss() == loss) {
+            // Recorded by this call for a read grant, which no single hold has: each thread sharing it is told.
+            held.sharers().forEach(reader -> notifyLost(reader, loss));
         }
     }
 

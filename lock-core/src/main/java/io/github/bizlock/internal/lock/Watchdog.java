@@ -52,6 +52,7 @@ final class Watchdog {
     private final BiConsumer<HeldGrant, Loss> lostHandler;
     private final LockObserver observer;
     private volatile BiPredicate<HeldGrant, Hold> abandonedHandler = (held, hold) -> false;
+    private volatile BiPredicate<HeldGrant, Hold> abandonedReaderHandler = (held, reader) -> false;
 
     /** @param lease the watchdog's lease, renewed every third of it */
     Watchdog(Duration lease, BiConsumer<HeldGrant, Loss> lostHandler, LockObserver observer) {
@@ -64,6 +65,11 @@ final class Watchdog {
     /** Who frees a grant whose holder thread ended without unlocking it; set once, before the first lock. */
     void onAbandoned(BiPredicate<HeldGrant, Hold> handler) {
         this.abandonedHandler = handler;
+    }
+
+    /** What frees the share of a reading thread that ended holding a read grant ({@link ReadShareReleases#abandon}). */
+    void onAbandonedReader(BiPredicate<HeldGrant, Hold> handler) {
+        this.abandonedReaderHandler = handler;
     }
 
     void register(HeldGrant held) {
@@ -106,8 +112,15 @@ final class Watchdog {
             }
         }
         for (HeldGrant held : watched) {
+            for (Hold reader : held.sharers()) {
+                if (!reader.thread.isAlive()) {
+                    abandonedReaderHandler.test(held, reader); // the last one's release unregisters the grant
+                }
+            }
             Hold hold = held.hold();
-            if (hold != null && !hold.thread.isAlive() && abandonedHandler.test(held, hold)) {
+            if (held.isReleased()) {
+                watched.remove(held);
+            } else if (hold != null && !hold.thread.isAlive() && abandonedHandler.test(held, hold)) {
                 // Nobody can unlock it any more: renewing it would keep the key for the life of the process.
                 watched.remove(held);
             } else if (held.hasExpired(now)) {

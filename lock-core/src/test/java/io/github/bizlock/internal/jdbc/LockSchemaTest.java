@@ -33,6 +33,7 @@ class LockSchemaTest {
         "V4__lock_modes.sql",
         "V5__token_server.sql",
         "V6__token_epoch.sql",
+        "V7__read_write_locks.sql",
         "V8__semaphore_permits.sql"
     };
 
@@ -42,7 +43,12 @@ class LockSchemaTest {
         assertThat(schema.versionWithoutHistory()).isZero();
         assertThat(schema.missingTables())
                 .containsExactly(
-                        "hand_lock", "hand_lock_token_floor", "hand_lock_row", "hand_lock_token", "hand_lock_mode");
+                        "hand_lock",
+                        "hand_lock_token_floor",
+                        "hand_lock_row",
+                        "hand_lock_token",
+                        "hand_lock_mode",
+                        "hand_lock_reader");
 
         int last = version(MIGRATIONS[MIGRATIONS.length - 1]);
         for (String migration : MIGRATIONS) {
@@ -51,10 +57,14 @@ class LockSchemaTest {
             assertThat(schema.versionWithoutHistory()).as("after V%d", version).isEqualTo(version);
             if (version == 1) {
                 assertThat(schema.missingTables())
-                        .containsExactly("hand_lock_row", "hand_lock_token", "hand_lock_mode");
+                        .containsExactly("hand_lock_row", "hand_lock_token", "hand_lock_mode", "hand_lock_reader");
             }
             if (version >= 4 && version < last) {
-                assertThat(schema.missingTables()).isEmpty();
+                if (version <= 6) {
+                    assertThat(schema.missingTables()).containsExactly("hand_lock_reader");
+                } else {
+                    assertThat(schema.missingTables()).isEmpty();
+                }
                 assertThatIllegalStateException()
                         .isThrownBy(schema::verify)
                         .withMessageContaining("lacks a column of this version");

@@ -140,7 +140,7 @@ class LockManagerStubTest {
 
     @Test
     void theBuilderRefusesSettingsOutOfRange() {
-        LockManager.Builder builder = LockManager.builder("b");
+        LockManagerBuilder builder = LockManager.builder("b");
         assertThatThrownBy(() -> builder.watchdogLease(Duration.ofMillis(299)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("The watchdog lease must be at least 300ms");

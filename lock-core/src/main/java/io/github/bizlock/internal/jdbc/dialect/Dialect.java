@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * A server family, MySQL 8 or MariaDB, and the lock table that bizlock's statements are rendered for: the one place
  * that knows how the two differ. The statements themselves are the MySQL family's, one class per table or duty in this
  * package ({@code LeaseSql}, {@code TokenSql}, {@code ModeSql}, {@code SchemaSql}, {@code HousekeepingSql},
- * {@code MigrationLeaseSql}, {@code SessionSql}, {@code RowSql}, {@code TopologyProbe}), each rendered once, when it
+ * {@code MigrationLeaseSql}, {@code SessionSql}, {@code RowSql}, {@code ReadLeaseSql}, {@code TopologyProbe}), each rendered once, when it
  * is built, by {@link #render}, {@link #statement} or {@link #causal}. The templates have one kind of placeholder,
  * {@code ${name}}: {@code ${table}}, {@code ${token_server}} and {@code ${token_boot}} filled here, others by the class
  * that composes its statements ({@link #fill}). {@link ServerErrors} holds the family's error codes.
@@ -69,6 +69,13 @@ public abstract sealed class Dialect permits MySqlDialect, MariaDbDialect {
 
     /** The locking clause of ROW's waiting {@code SELECT}, to which {@link #rowWaitInStatement()} adds the seconds. */
     abstract String rowLockWaiting();
+
+    /**
+     * The locking clause of a ROW read lock's {@code SELECT}, a shared row lock, to which {@code NOWAIT} or the
+     * waiting form is added: {@code FOR SHARE} on MySQL 8, {@code LOCK IN SHARE MODE} on MariaDB, which has no
+     * {@code FOR SHARE}.
+     */
+    abstract String rowShareLocking();
 
     /** Whether ROW's waiting {@code SELECT} names its wait in seconds, after {@link #rowLockWaiting()}. */
     abstract boolean rowWaitInStatement();

@@ -11,6 +11,7 @@ public final class HousekeepingSql {
               FROM ${table}
              WHERE modified_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
                AND (owner_id IS NULL OR expire_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND)
+               AND (read_until IS NULL OR read_until < UTC_TIMESTAMP(6))
             """;
 
     private static final String RAISE_TOKEN_FLOOR = """
@@ -24,6 +25,21 @@ public final class HousekeepingSql {
              WHERE fencing_token <= ?
                AND modified_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
                AND (owner_id IS NULL OR expire_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND)
+               AND (read_until IS NULL OR read_until < UTC_TIMESTAMP(6))
+             LIMIT ?
+            """;
+
+    // Read leases of instances that stopped without ending them (a crash): they stopped counting when they ended, and
+    // go after the retention.
+    private static final String ENDED_READERS = """
+            SELECT EXISTS (SELECT 1
+                             FROM ${table}_reader
+                            WHERE expire_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND)
+            """;
+
+    private static final String PURGE_READERS = """
+            DELETE FROM ${table}_reader
+             WHERE expire_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
              LIMIT ?
             """;
 
@@ -57,6 +73,8 @@ public final class HousekeepingSql {
     private final String purgeableMaxToken;
     private final String raiseTokenFloor;
     private final String purge;
+    private final String purgeReaders;
+    private final String endedReaders;
     private final String purgeableMaxSessionToken;
     private final String purgeSessionTokens;
     private final String purgeableLockRows;
@@ -66,6 +84,8 @@ public final class HousekeepingSql {
         this.purgeableMaxToken = dialect.render(PURGEABLE_MAX_TOKEN);
         this.raiseTokenFloor = dialect.render(RAISE_TOKEN_FLOOR);
         this.purge = dialect.render(PURGE);
+        this.purgeReaders = dialect.render(PURGE_READERS);
+        this.endedReaders = dialect.render(ENDED_READERS);
         this.purgeableMaxSessionToken = dialect.render(PURGEABLE_MAX_SESSION_TOKEN);
         this.purgeSessionTokens = dialect.render(PURGE_SESSION_TOKENS);
         this.purgeableLockRows = dialect.render(PURGEABLE_LOCK_ROWS);
@@ -113,5 +133,15 @@ public final class HousekeepingSql {
     /** Deletes one ROW lock's row; parameters: type, id. */
     public String deleteLockRow() {
         return deleteLockRow;
+    }
+
+    /** Whether read leases ended longer ago than the retention; parameter retention (µs). */
+    public String endedReaders() {
+        return endedReaders;
+    }
+
+    /** Deletes read leases that ended longer ago than the retention; parameters retention (µs), limit. */
+    public String purgeReaders() {
+        return purgeReaders;
     }
 }

@@ -46,6 +46,25 @@ public final class LeaseSql {
                               AND f.token_server <=> ${token_server}
                               AND f.token_boot <=> ${token_boot})
                AND (${free})
+               AND (read_until IS NULL OR read_until <= UTC_TIMESTAMP(6))
+            """;
+
+    // A writer that waits for readers keeps new readers out while its intent lasts (ReadLeaseSql reads it). Set only
+    // where readers are what keeps it waiting, so a wait for another writer writes nothing.
+    private static final String MARK_WRITE_INTENT = """
+            UPDATE ${table}
+               SET write_intent_until = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
+             WHERE biz_type = ?
+               AND biz_id = ?
+               AND read_until > UTC_TIMESTAMP(6)
+            """;
+
+    private static final String CLEAR_WRITE_INTENT = """
+            UPDATE ${table}
+               SET write_intent_until = NULL
+             WHERE biz_type = ?
+               AND biz_id = ?
+               AND write_intent_until IS NOT NULL
             """;
 
     private static final String FLOOR_EPOCH = "(SELECT f.token_epoch FROM ${table}_token_floor f WHERE f.id = 1)";
@@ -131,6 +150,8 @@ public final class LeaseSql {
     private final String stillHeld;
     private final String find;
     private final String findHeld;
+    private final String markWriteIntent;
+    private final String clearWriteIntent;
 
     public LeaseSql(Dialect dialect) {
         String acquireExisting = Dialect.fill(ACQUIRE_EXISTING, "floor_epoch", FLOOR_EPOCH);
@@ -157,11 +178,26 @@ public final class LeaseSql {
         this.stillHeld = dialect.render(STILL_HELD);
         this.find = dialect.render(FIND);
         this.findHeld = dialect.render(FIND_HELD);
+        this.markWriteIntent = dialect.render(MARK_WRITE_INTENT);
+        this.clearWriteIntent = dialect.render(CLEAR_WRITE_INTENT);
+    }
+
+    /**
+     * Marks that a writer waits for the lock's readers: new readers wait until the intent ends, unless the writer
+     * marks it again first. Changes nothing where no reader lease runs. Parameters intent (µs), type, id.
+     */
+    public String markWriteIntent() {
+        return markWriteIntent;
+    }
+
+    /** Ends a writer's intent once it holds the lock; parameters type, id. */
+    public String clearWriteIntent() {
+        return clearWriteIntent;
     }
 
     /**
      * Takes over the lock's row if it is free or its lease has ended, raising its token by the number of tokens
-     * reserved; sets the new token as the generated key. Changes nothing while the floor is another reign's:
+     * reserved; sets the new token as the generated key. A lock read locks hold ({@code read_until}) is not free. Changes nothing while the floor is another reign's:
      * {@code TokenFloor} takes it over, then the acquisition runs again. Parameters owner, tokens, lease (µs), type, id.
      */
     public String acquireExisting() {

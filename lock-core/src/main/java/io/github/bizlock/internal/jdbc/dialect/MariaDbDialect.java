@@ -37,6 +37,11 @@ public final class MariaDbDialect extends Dialect {
     }
 
     @Override
+    String rowShareLocking() {
+        return "LOCK IN SHARE MODE";
+    }
+
+    @Override
     boolean rowWaitInStatement() {
         return true;
     }

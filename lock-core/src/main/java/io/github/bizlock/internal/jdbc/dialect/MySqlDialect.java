@@ -35,6 +35,11 @@ public final class MySqlDialect extends Dialect {
     }
 
     @Override
+    String rowShareLocking() {
+        return "FOR SHARE";
+    }
+
+    @Override
     boolean rowWaitInStatement() {
         return false;
     }

@@ -28,13 +28,28 @@ public final class RowSql {
     private final @Nullable String lockWaitTimeout;
     private final int nowaitErrorCode;
 
+    /** The statements of ROW's (write) locks: {@code SELECT ... FOR UPDATE}. */
     public RowSql(Dialect dialect) {
+        this(dialect, "FOR UPDATE NOWAIT", dialect.rowLockWaiting());
+    }
+
+    private RowSql(Dialect dialect, String nowait, String waiting) {
         this.createLockRow = dialect.render(CREATE_LOCK_ROW);
-        this.lockRowNowait = dialect.render(Dialect.fill(SELECT_ROW, "locking", "FOR UPDATE NOWAIT"));
-        this.lockRowWaiting = dialect.render(Dialect.fill(SELECT_ROW, "locking", dialect.rowLockWaiting()));
+        this.lockRowNowait = dialect.render(Dialect.fill(SELECT_ROW, "locking", nowait));
+        this.lockRowWaiting = dialect.render(Dialect.fill(SELECT_ROW, "locking", waiting));
         this.waitInStatement = dialect.rowWaitInStatement();
         this.lockWaitTimeout = dialect.rowLockWaitTimeout();
         this.nowaitErrorCode = dialect.rowNowaitErrorCode();
+    }
+
+    /**
+     * The statements of ROW's read locks: a shared lock on the same row, {@code FOR SHARE} on MySQL 8 and
+     * {@code LOCK IN SHARE MODE} on MariaDB, so read locks share the row and exclude a write lock's
+     * {@code FOR UPDATE}.
+     */
+    public static RowSql shared(Dialect dialect) {
+        String share = dialect.rowShareLocking();
+        return new RowSql(dialect, share + " NOWAIT", dialect.rowWaitInStatement() ? share + " WAIT" : share);
     }
 
     /** Creates a ROW lock's row if it is missing; parameters type, id. */

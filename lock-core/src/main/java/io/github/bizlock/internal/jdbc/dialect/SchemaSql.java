@@ -11,7 +11,7 @@ public final class SchemaSql {
               FROM information_schema.tables
              WHERE table_schema = DATABASE()
                AND table_name IN ('${table}', '${table}_token_floor', '${table}_row', '${table}_token',
-                                  '${table}_mode')
+                                  '${table}_mode', '${table}_reader')
             """;
 
     private static final String ROW_INDEX_EXISTS = """
@@ -27,7 +27,8 @@ public final class SchemaSql {
               FROM information_schema.columns
              WHERE table_schema = DATABASE()
                AND table_name IN ('${table}', '${table}_token', '${table}_token_floor', '${table}_mode')
-               AND column_name IN ('token_server', 'token_epoch', 'token_boot', 'permits')
+               AND column_name IN ('token_server', 'token_epoch', 'token_boot', 'read_until', 'write_intent_until',
+                                   'permits')
             """;
 
     private static final String PROBE_TABLES = """
@@ -35,6 +36,8 @@ public final class SchemaSql {
                  + (SELECT COUNT(token_epoch) FROM ${table}_token WHERE 1 = 0)
                  + (SELECT COUNT(token_boot) FROM ${table}_token_floor WHERE id = 1)
                  + (SELECT COUNT(permits) FROM ${table}_mode WHERE 1 = 0)
+                 + (SELECT COUNT(write_intent_until) FROM ${table} WHERE 1 = 0)
+                 + (SELECT COUNT(*) FROM ${table}_reader WHERE 1 = 0)
             """;
 
     private final String existingTables;
@@ -60,7 +63,7 @@ public final class SchemaSql {
     }
 
     /**
-     * Which of the columns that the migrations V5, V6 and V8 add to the lock tables exist; selects them as
+     * Which of the columns that the migrations V5, V6, V7 and V8 add to the lock tables exist; selects them as
      * {@code table.column}.
      */
     public String fencingEpochColumns() {

@@ -22,6 +22,9 @@ final class LeaseAcquisition {
     private static final long SLACK_NANOS = LockEngine.DEADLINE_SLACK.toNanos();
     private static final Duration MIN_RECHECK = Duration.ofMillis(50);
 
+    /** The shortest write intent: how long a writer that stopped waiting for readers keeps new readers out at most. */
+    private static final Duration MIN_WRITE_INTENT = Duration.ofSeconds(1);
+
     private final LeaseDao dao;
     private final String owner;
     private final Backoff backoff;
@@ -37,6 +40,7 @@ final class LeaseAcquisition {
     private WakeLocks.@Nullable Hold wake;
     private long takenOver;
     private long takenOverSent;
+    private boolean intentMarked;
 
     LeaseAcquisition(
             LeaseDao dao,
@@ -118,6 +122,7 @@ final class LeaseAcquisition {
             if (remaining <= 0) {
                 return null;
             }
+            markWriteIntent();
             // The last attempt lands on the deadline rather than after it.
             TimeUnit.NANOSECONDS.sleep(Math.min(remaining, backoff.pauseNanos(attempt)));
         }
@@ -185,7 +190,33 @@ final class LeaseAcquisition {
         reclaimOwn = true;
     }
 
+    /**
+     * Writer preference: a writer kept out by read locks marks its intent, renewed at each attempt, so that no new
+     * reader comes in while it waits. It lasts three pauses at least, so it does not lapse between two attempts.
+     */
+    private void markWriteIntent() {
+        Duration intent = backoff.max().multipliedBy(3);
+        try {
+            intentMarked |= dao.markWriteIntent(
+                    key,
+                    intent.compareTo(MIN_WRITE_INTENT) < 0 ? MIN_WRITE_INTENT : intent,
+                    deadlineNanos + SLACK_NANOS);
+        } catch (DataAccessException ex) {
+            if (!ServerErrors.refusedForNow(ex) && !ServerErrors.connectionFailed(ex)) {
+                throw ex;
+            }
+            // Not marked this time: the next attempt marks it, and readers meanwhile only make this wait longer.
+        }
+    }
+
     private LeaseGrant grant(long token, long sentNanos) {
+        if (intentMarked) {
+            try {
+                dao.clearWriteIntent(key, deadlineNanos + SLACK_NANOS);
+            } catch (DataAccessException ex) {
+                // The intent lapses on its own within a few pauses; readers wait that much longer meanwhile.
+            }
+        }
         if (doubt != null) {
             doubt.grants.add(token);
         }

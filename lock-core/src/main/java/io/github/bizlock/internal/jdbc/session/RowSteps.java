@@ -41,11 +41,26 @@ final class RowSteps implements SessionSteps {
 
     private final RowSql sql;
     private final TokenIssuer tokenIssuer;
+    private final boolean shared;
 
     /** @param tokenIssuer issues tokens through the application's data source */
     RowSteps(Dialect dialect, TokenIssuer tokenIssuer) {
-        this.sql = new RowSql(dialect);
+        this(new RowSql(dialect), tokenIssuer, false);
+    }
+
+    private RowSteps(RowSql sql, TokenIssuer tokenIssuer, boolean shared) {
+        this.sql = sql;
         this.tokenIssuer = tokenIssuer;
+        this.shared = shared;
+    }
+
+    /**
+     * The steps of ROW read locks: the same row, locked shared, so read locks of every session share it and exclude
+     * the write lock's {@code FOR UPDATE}. Their fencing token is the last one a write lock was issued: they issue
+     * none.
+     */
+    static RowSteps reading(Dialect dialect, TokenIssuer tokenIssuer) {
+        return new RowSteps(RowSql.shared(dialect), tokenIssuer, true);
     }
 
     @Override
@@ -55,7 +70,7 @@ final class RowSteps implements SessionSteps {
 
     @Override
     public String lockStatement() {
-        return "SELECT ... FOR UPDATE";
+        return shared ? "SELECT ... FOR SHARE (LOCK IN SHARE MODE on MariaDB)" : "SELECT ... FOR UPDATE";
     }
 
     /**
@@ -174,8 +189,12 @@ final class RowSteps implements SessionSteps {
     @Override
     public long issueTokens(Session session, Grant grant, int count) throws SQLException {
         session.whileHeldBy(grant, () -> true);
-        // Issued outside the session's guard: waiting for a pool connection under it would hold up the heartbeats.
-        long token = tokenIssuer.issue(grant.key(), LockMode.ROW, count);
+        // Issued outside the session's guard: waiting for a pool connection under it would hold up the heartbeats. A
+        // read
+        // lock issues none: its token is the last write lock's, which cannot change while the row is shared.
+        long token = shared
+                ? tokenIssuer.lastToken(grant.key(), LockMode.ROW).orElse(0)
+                : tokenIssuer.issue(grant.key(), LockMode.ROW, count);
         // The tokens come from another connection. Had this session died before they were issued, the server would
         // have freed the row, and a next holder could have drawn a lower token first; alive now, it held the row
         // throughout.

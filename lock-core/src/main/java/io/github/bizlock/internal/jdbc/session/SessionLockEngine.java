@@ -91,6 +91,23 @@ public final class SessionLockEngine implements LockEngine, AutoCloseable {
                 dialect, sessionDataSource, maxSessions, owner, heartbeat, new RowSteps(dialect, tokens));
     }
 
+    /**
+     * The engine of ROW read locks: {@code SELECT ... FOR SHARE} ({@code LOCK IN SHARE MODE} on MariaDB) on the row
+     * the ROW engine locks {@code FOR UPDATE}, in a transaction kept open on a session of its own; parameters as for
+     * {@link #row(Dialect, TokenIssuer, DataSource, int, String, Duration)}. Its grants' fencing token is the last one
+     * issued to a write lock of the key.
+     */
+    public static SessionLockEngine rowReader(
+            Dialect dialect,
+            TokenIssuer tokens,
+            DataSource sessionDataSource,
+            int maxSessions,
+            String owner,
+            Duration heartbeat) {
+        return new SessionLockEngine(
+                dialect, sessionDataSource, maxSessions, owner, heartbeat, RowSteps.reading(dialect, tokens));
+    }
+
     /** The ROW engine with the {@linkplain #DEFAULT_HEARTBEAT default heartbeat}. */
     public static SessionLockEngine row(
             Dialect dialect, TokenIssuer tokens, DataSource sessionDataSource, int maxSessions, String owner) {

@@ -9,6 +9,7 @@ import io.github.bizlock.internal.jdbc.LockDaos;
 import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
+import io.github.bizlock.internal.lock.LockManagerBuilder;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -56,7 +57,7 @@ public final class SessionLocks implements AutoCloseable {
     }
 
     /** A lock manager builder with the mode's engine, holding sessions from the given data source. */
-    public static LockManager.Builder builder(
+    public static LockManagerBuilder builder(
             LockMode mode, LockDaos daos, DataSource sessions, int maxSessions, String owner) {
         return LockManager.builder(owner)
                 .engine(engine(mode, daos, sessions, maxSessions, owner))
