@@ -180,6 +180,17 @@ public final class LockManager implements AutoCloseable {
         return acquire(key, binding, LockAccess.WRITE, wait, lease, onLost);
     }
 
+    /**
+     * Binds a name as given, or checks its binding, by {@code deadlineNanos}: a semaphore does it once for the whole
+     * wait, before its slots are tried without waiting.
+     */
+    void bind(String name, Binding binding, Duration wait, @Nullable Duration lease, long deadlineNanos) {
+        // The checks an acquisition makes before it binds: a refused call leaves nothing behind.
+        Holds.requireValid(wait, lease);
+        engine(binding.mode()).requireAllowedHere();
+        modeBindings.check(name, binding, deadlineNanos + LockEngine.DEADLINE_SLACK.toNanos());
+    }
+
     private Optional<LockHandle> acquire(
             LockKey key,
             Binding binding,

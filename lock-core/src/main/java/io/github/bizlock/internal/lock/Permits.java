@@ -92,6 +92,8 @@ final class Permits {
         Binding binding = new Binding(mode, permits);
         Set<LockKey> mine = new HashSet<>(manager.heldByCurrentThread(semaphore.name()));
         long deadline = Holds.deadline(wait);
+        // Bound within the caller's wait, not a slot try's: the name's first use writes its binding.
+        manager.bind(semaphore.name(), binding, wait, lease, deadline);
         int first = ThreadLocalRandom.current().nextInt(permits);
         for (int round = 1; ; round++) {
             int heldHere = 0;
