@@ -74,6 +74,22 @@ class LeaseEngineWakeLocksTest {
     }
 
     @Test
+    void releasingAllGrantsAtOnceGivesTheirWakeLocksBack(DataSource dataSource) throws Exception {
+        LockKey first = new LockKey("engine-wake", "all-1");
+        LockKey second = new LockKey("engine-wake", "all-2");
+        try (LeaseLockEngine waking = waking(dataSource)) {
+            List<Grant> grants = List.of(
+                    waking.acquire(first, LEASE, 1, System.nanoTime() + TimeUnit.SECONDS.toNanos(5)),
+                    waking.acquire(second, LEASE, 1, System.nanoTime() + TimeUnit.SECONDS.toNanos(5)));
+
+            waking.releaseAll(grants);
+
+            assertThat(WakeProbe.holder(dataSource, first)).isNull();
+            assertThat(WakeProbe.holder(dataSource, second)).isNull();
+        }
+    }
+
+    @Test
     void closingTheEngineFreesTheWakeLocksOfItsGrants(DataSource dataSource) throws Exception {
         LockKey key = new LockKey("engine-wake", "closed");
         LeaseLockEngine waking = waking(dataSource);
