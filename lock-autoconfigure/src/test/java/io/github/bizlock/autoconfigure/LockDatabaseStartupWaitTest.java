@@ -277,6 +277,19 @@ class LockDatabaseStartupWaitTest {
         assertThat(startup.createdService()).isSameAs(lockService);
     }
 
+    @Test
+    void theFirstLockOfADatabaseThatAnswersGetsTheServiceItBuilt() {
+        AtomicInteger attempts = new AtomicInteger();
+        LockDatabaseStartup startup = startup(() -> {
+            attempts.incrementAndGet();
+            return lockService;
+        });
+
+        assertThat(startup.service()).isSameAs(lockService);
+        assertThat(startup.service(deadlineIn(Duration.ofSeconds(30)))).isSameAs(lockService);
+        assertThat(attempts).hasValue(1);
+    }
+
     /**
      * A start-up whose lock service is built by {@code lockService}, each call an attempt to reach the database, and
      * whose failures reach the start-up as thrown (a bean factory would wrap them in a {@code BeanCreationException}).
