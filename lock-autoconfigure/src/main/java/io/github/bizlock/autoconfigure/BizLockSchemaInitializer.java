@@ -143,6 +143,10 @@ final class BizLockSchemaInitializer implements Consumer<LockTables> {
                         throw ex;
                     }
                     log.warn("bizlock's migration was rolled back for a conflict ({}); trying again", ex.getMessage());
+                    // MySQL and MariaDB run DDL outside transactions, so Flyway records the failed migration in the
+                    // history and refuses to migrate past it ("Detected failed migration"): the record goes first.
+                    // The migration lease keeps other instances out meanwhile.
+                    flyway.repair();
                 }
             }
         }

@@ -5,10 +5,7 @@ import static io.github.bizlock.internal.jdbc.LockJdbc.micros;
 
 import io.github.bizlock.internal.engine.LockEngine;
 import io.github.bizlock.internal.engine.LockKey;
-import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import io.github.bizlock.internal.jdbc.dialect.LeaseSql;
-import io.github.bizlock.internal.jdbc.dialect.ServerErrors;
-import io.github.bizlock.internal.jdbc.dialect.TokenSql;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -17,13 +14,13 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * The LEASE table's DAO: acquiring, renewing, releasing and reading lease rows, every write one statement in autocommit
- * on a connection of its own ({@link LockJdbc}). The other lock tables' DAOs are its peers ({@link LockDaos}).
+ * The LEASE table's DAO: acquiring ({@link LeaseAcquirer}), renewing, releasing and reading lease rows, every write one
+ * statement in autocommit on a connection of its own ({@link LockJdbc}). The other lock tables' DAOs are its peers
+ * ({@link LockDaos}).
  */
 public final class LeaseDao {
 
@@ -32,19 +29,14 @@ public final class LeaseDao {
 
     private final LockJdbc db;
     private final JdbcTemplate jdbc;
-    private final Dialect dialect;
     private final LeaseSql sql;
-    private final String table;
-    private final TokenFloor floor;
-    private final AcquireRefusals refusals = new AcquireRefusals();
+    private final LeaseAcquirer acquirer;
 
     public LeaseDao(LockDatabase database) {
         this.db = database.jdbc();
         this.jdbc = db.jdbc();
-        this.dialect = database.dialect();
-        this.table = database.table();
-        this.sql = new LeaseSql(dialect);
-        this.floor = new TokenFloor(db, new TokenSql(dialect));
+        this.sql = new LeaseSql(database.dialect());
+        this.acquirer = new LeaseAcquirer(db, database.dialect(), sql, database.table());
     }
 
     /**
@@ -69,21 +61,7 @@ public final class LeaseDao {
      */
     public OptionalLong tryAcquire(
             LockKey key, String owner, Duration lease, int tokens, boolean reclaimOwn, long deadlineNanos) {
-        TokenIssuer.requirePositive(tokens);
-        // A deployment not read at start is read again before a lock: a cluster's nodes issue tokens as one.
-        dialect.currentTopology();
-        try {
-            return acquire(key, owner, lease, tokens, reclaimOwn, deadlineNanos);
-        } catch (DataAccessException ex) {
-            // On a cluster a conflicting write elsewhere rolls the attempt back (certification failure, 1213), and a
-            // node leaving or rejoining the cluster refuses writes (1047, 1180): the lock is not taken, and a later
-            // attempt may get it. Nothing was written, so it is "not acquired yet", never an error.
-            if (!ServerErrors.refusedForNow(ex)) {
-                throw ex;
-            }
-            refusals.report(ex);
-            return OptionalLong.empty();
-        }
+        return acquirer.tryAcquire(key, owner, lease, tokens, reclaimOwn, deadlineNanos);
     }
 
     /**
@@ -95,74 +73,7 @@ public final class LeaseDao {
      */
     public OptionalLong tryTakeOver(
             LockKey key, String owner, Duration lease, int tokens, Duration freeFor, long deadlineNanos) {
-        TokenIssuer.requirePositive(tokens);
-        try {
-            // A floor of another reign issues nothing here; the waiter's next attempt at the row takes it over.
-            return db.updateReturningToken(
-                    deadlineNanos,
-                    sql.takeOver(),
-                    owner,
-                    tokens,
-                    micros(lease),
-                    key.name(),
-                    key.key(),
-                    micros(freeFor));
-        } catch (DataAccessException ex) {
-            if (!ServerErrors.refusedForNow(ex)) {
-                throw ex;
-            }
-            refusals.report(ex);
-            return OptionalLong.empty();
-        }
-    }
-
-    private OptionalLong acquire(
-            LockKey key, String owner, Duration lease, int tokens, boolean reclaimOwn, long deadlineNanos) {
-        long leaseMicros = micros(lease);
-        OptionalLong token = acquireOnce(key, owner, leaseMicros, tokens, reclaimOwn, deadlineNanos);
-        if (token == null) {
-            // The floor is another reign's (a failover, a restart): take it over for this server's reign, then try
-            // again from the start, since a free row could not be taken either.
-            floor.takeOver(deadlineNanos);
-            token = acquireOnce(key, owner, leaseMicros, tokens, reclaimOwn, deadlineNanos);
-        }
-        if (token == null) {
-            throw LockSchema.missingFloor(table);
-        }
-        return token;
-    }
-
-    /** The token, empty when another owner holds the lock, null when nothing was issued: the floor is not ours. */
-    private @Nullable OptionalLong acquireOnce(
-            LockKey key, String owner, long leaseMicros, int tokens, boolean reclaimOwn, long deadlineNanos) {
-        // Two transactions, never one: an update that finds no row leaves a gap lock, and an insert into that gap in
-        // the same transaction deadlocks with every other first-time acquirer of the key.
-        OptionalLong token = reclaimOwn
-                ? db.updateReturningToken(
-                        deadlineNanos,
-                        sql.acquireExistingOrOwn(),
-                        owner,
-                        tokens,
-                        leaseMicros,
-                        key.name(),
-                        key.key(),
-                        owner)
-                : db.updateReturningToken(
-                        deadlineNanos, sql.acquireExisting(), owner, tokens, leaseMicros, key.name(), key.key());
-        if (token.isPresent()) {
-            return token;
-        }
-        try {
-            token = db.updateReturningToken(
-                    deadlineNanos, sql.acquireNew(), key.name(), key.key(), owner, tokens, leaseMicros);
-        } catch (DataAccessException ex) {
-            if (ServerErrors.duplicateKey(ex)) {
-                return OptionalLong.empty(); // the row exists and is held: another owner has the lock
-            }
-            throw ex;
-        }
-        // No row inserted and no duplicate: the floor is another reign's, so neither statement could issue.
-        return token.isPresent() ? token : null;
+        return acquirer.tryTakeOver(key, owner, lease, tokens, freeFor, deadlineNanos);
     }
 
     /**

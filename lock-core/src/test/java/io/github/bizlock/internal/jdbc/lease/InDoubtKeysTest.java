@@ -172,10 +172,62 @@ class InDoubtKeysTest {
         started.removeAll(before);
         assertThat(started).as("one pass thread, however many doubts").hasSize(1);
 
-        keys.close();
         Thread thread = started.iterator().next();
+        assertThat(thread.isDaemon()).as("no pass keeps the JVM from exiting").isTrue();
+        keys.close();
         thread.join(TimeUnit.SECONDS.toMillis(10));
         assertThat(thread.isAlive()).as("stopped by close").isFalse();
+    }
+
+    @Test
+    void anAcquisitionWaitingForAKeyWhoseDoubtAPassEndsFindsItNoLongerInDoubtAndLetsGo() throws Exception {
+        LockKey key = new LockKey("doubt", "ended-while-waiting");
+        InDoubtKeys.Doubt ended = keys.doubt(key, null); // held by this thread, as by an acquisition
+        CompletableFuture<InDoubtKeys.Doubt> waiting = CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return keys.lockIfInDoubt(key, System.nanoTime() + 10 * SECOND);
+                    } catch (InterruptedException ex) {
+                        throw new IllegalStateException(ex);
+                    }
+                },
+                ThreadPerTask.EXECUTOR);
+        endWhileWaitedFor(ended);
+
+        assertThat(waiting.get(10, TimeUnit.SECONDS)).as("no longer in doubt").isNull();
+        assertThat(ended.lock.isLocked()).as("the ended doubt's lock, let go").isFalse();
+    }
+
+    @Test
+    void aFailedAttemptWaitingForADoubtAPassEndsPutsTheKeyInDoubtAnew() throws Exception {
+        LockKey key = new LockKey("doubt", "anew");
+        InDoubtKeys.Doubt ended = keys.doubt(key, null);
+        CompletableFuture<InDoubtKeys.Doubt> failedAttempt = CompletableFuture.supplyAsync(
+                () -> {
+                    InDoubtKeys.Doubt doubt = keys.doubt(key, null);
+                    doubt.lock.unlock();
+                    return doubt;
+                },
+                ThreadPerTask.EXECUTOR);
+        endWhileWaitedFor(ended);
+
+        InDoubtKeys.Doubt anew = failedAttempt.get(10, TimeUnit.SECONDS);
+        assertThat(anew).as("a doubt of its own, not the ended one").isNotSameAs(ended);
+        assertThat(ended.lock.isLocked()).as("the ended doubt's lock, let go").isFalse();
+        InDoubtKeys.Doubt found = keys.lockIfInDoubt(key, System.nanoTime() + SECOND);
+        assertThat(found).as("the key in doubt again").isSameAs(anew);
+        found.lock.unlock();
+    }
+
+    /**
+     * Once another thread waits for the doubt's lock, which this thread holds, a pass on this thread ends the doubt
+     * (its window over) and the lock is let go.
+     */
+    private void endWhileWaitedFor(InDoubtKeys.Doubt doubt) throws InterruptedException {
+        Await.until("another thread waits for the key", Duration.ofSeconds(10), doubt.lock::hasQueuedThreads);
+        doubt.untilNanos = System.nanoTime() - 1;
+        keys.pass(); // the lock is reentrant: the pass runs although this thread holds it
+        doubt.lock.unlock();
     }
 
     private static Set<Thread> passThreads() {
