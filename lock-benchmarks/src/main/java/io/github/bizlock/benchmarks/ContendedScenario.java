@@ -167,7 +167,7 @@ final class ContendedScenario {
                 shared.get(Shared.OVERLAPS));
     }
 
-    private static double spread(double min, double max) {
+    static double spread(double min, double max) {
         return max == 0 ? 0 : 100.0 * (max - min) / max;
     }
 }

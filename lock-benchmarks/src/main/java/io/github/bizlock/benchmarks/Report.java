@@ -49,6 +49,7 @@ final class Report {
                 results,
                 "C3",
                 "C: 3 JVM processes (3 + 3 + 2 threads, one client each), one key, 1 ms critical section");
+        SemaphoreTable.write(out, results);
         KillTable.write(out, results);
         heldLocks(out, held);
         out.append("\n## Targets of issue 32 (medians of this run; wait max: the worst run)\n\n");
