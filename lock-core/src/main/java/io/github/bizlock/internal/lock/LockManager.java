@@ -64,8 +64,8 @@ public final class LockManager implements AutoCloseable {
     private LockManager(Builder builder) {
         this.instanceId = builder.instanceId;
         this.engines = Map.copyOf(builder.engines);
-        this.modeBindings = new ModeBindings(Objects.requireNonNull(builder.modeBindings));
         this.observer = builder.observers.isEmpty() ? LockObserver.NONE : LockObserver.composite(builder.observers);
+        this.modeBindings = new ModeBindings(Objects.requireNonNull(builder.modeBindings), observer);
         this.losses = new LossReporter(observer);
         this.watchdog = new Watchdog(builder.watchdogLease, losses::reportLost, observer);
         HandOff handOff = new HandOff(builder.localHandoffs, watchdog, releaser);
@@ -172,6 +172,14 @@ public final class LockManager implements AutoCloseable {
         } finally {
             acquisition.finished(outcome, System.nanoTime() - started);
         }
+    }
+
+    /**
+     * The permits of the semaphore {@code name} names, or 0 for a name of plain locks or one this process has not
+     * used yet: a held or waited lock of a semaphore's name is one of its slots, {@code key#slot}.
+     */
+    public int permits(String name) {
+        return modeBindings.permits(name);
     }
 
     /** The keys of {@code name} whose locks the calling thread holds. */
