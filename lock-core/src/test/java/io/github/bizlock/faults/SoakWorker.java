@@ -26,6 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -74,12 +76,23 @@ public final class SoakWorker {
     private volatile boolean stopping;
 
     /** A lock or a permit held, as a hold checks it. */
-    private interface Held {
-        long fencingToken();
+    private record Held(LongSupplier token, BooleanSupplier held, Runnable unlock) {
 
-        boolean isHeld();
+        static Held of(LockHandle handle) {
+            return new Held(handle::fencingToken, handle::isHeld, handle::unlock);
+        }
 
-        void unlock();
+        static Held of(PermitHandle handle) {
+            return new Held(handle::fencingToken, handle::isHeld, handle::unlock);
+        }
+
+        long fencingToken() {
+            return token.getAsLong();
+        }
+
+        boolean isHeld() {
+            return held.getAsBoolean();
+        }
     }
 
     private SoakWorker(
@@ -189,13 +202,13 @@ public final class SoakWorker {
                 if (permits > 0) {
                     Optional<PermitHandle> permit = template.tryAcquirePermit(
                             lockName, key, permits, LockOptions.defaults().mode(mode));
-                    handle = permit.map(SoakWorker::held);
+                    handle = permit.map(Held::of);
                     if (permit.isPresent()) {
                         claimed = slotClaimed(permit.get(), key, holder);
                     }
                 } else {
                     handle = manager.tryAcquire(new LockKey(lockName, key), mode, WAIT, null)
-                            .map(SoakWorker::held);
+                            .map(Held::of);
                 }
             } catch (InterruptedException ex) {
                 return;
@@ -232,44 +245,6 @@ public final class SoakWorker {
                     + ", a semaphore of " + permits);
         }
         return key + "#" + permit.slot();
-    }
-
-    private static Held held(LockHandle handle) {
-        return new Held() {
-            @Override
-            public long fencingToken() {
-                return handle.fencingToken();
-            }
-
-            @Override
-            public boolean isHeld() {
-                return handle.isHeld();
-            }
-
-            @Override
-            public void unlock() {
-                handle.unlock();
-            }
-        };
-    }
-
-    private static Held held(PermitHandle handle) {
-        return new Held() {
-            @Override
-            public long fencingToken() {
-                return handle.fencingToken();
-            }
-
-            @Override
-            public boolean isHeld() {
-                return handle.isHeld();
-            }
-
-            @Override
-            public void unlock() {
-                handle.unlock();
-            }
-        };
     }
 
     private static String jvm(String holder) {
@@ -318,7 +293,7 @@ public final class SoakWorker {
                 here.decrementAndGet();
             }
             try {
-                handle.unlock();
+                handle.unlock().run();
             } catch (LockLostException ex) {
                 // reported to the listener already
             } catch (RuntimeException ex) {
