@@ -20,7 +20,7 @@ import java.util.stream.Stream;
 final class ResultFiles {
 
     private static final List<String> THROUGHPUT_SCENARIOS =
-            List.of("A", "B", "C1", "C", "C3", SemaphoreScenario.SCENARIO);
+            List.of("A", "B", "C1", "C", "C3", SemaphoreScenario.SCENARIO, SemaphoreScenario.ACROSS_JVMS);
 
     private final Path directory;
     private final String date;

@@ -14,7 +14,7 @@ import org.HdrHistogram.Histogram;
 
 /**
  * One run of the scenarios that are repeated for medians, in order: A (one thread, lock + unlock), B (8 threads on
- * distinct keys), then the contended C1, C and C3 of {@link ContendedScenario}, the semaphore's S
+ * distinct keys), then the contended C1, C and C3 of {@link ContendedScenario}, the semaphore's S and S3
  * ({@link SemaphoreScenario}) and K ({@link KillScenario}).
  */
 final class Scenarios {
@@ -94,7 +94,10 @@ final class Scenarios {
             contended.run("C3", subject, 1, 0, 3);
         }
         for (Subject subject : SemaphoreScenario.SUBJECTS) {
-            semaphore.run(subject);
+            semaphore.run(SemaphoreScenario.SCENARIO, subject, 1);
+        }
+        for (Subject subject : SemaphoreScenario.SUBJECTS) {
+            semaphore.run(SemaphoreScenario.ACROSS_JVMS, subject, SemaphoreScenario.JVMS);
         }
         kill.run();
     }

@@ -1,161 +1,99 @@
 package io.github.bizlock.benchmarks;
 
 import static io.github.bizlock.benchmarks.Timing.log;
-import static io.github.bizlock.benchmarks.Timing.sleep;
 
-import io.github.bizlock.LockMode;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * S (issue 33): a semaphore of {@link #PERMITS} permits, {@link #THREADS} threads of one client contending for it, each
- * holding a permit for 1 ms. Counts the holders inside the critical section with an {@link AtomicInteger} (the most ever
- * seen must not pass {@link #PERMITS}) and checks that the fencing tokens increase per slot.
+ * S and S3 (issue 33): a semaphore of {@link #PERMITS} permits, {@link #THREADS} threads contending for it, each holding
+ * a permit for 1 ms: the threads of one client in this JVM (S), or of one client in each of 3 worker JVMs (S3, 6 + 5 +
+ * 5 threads). {@link PermitContenders} count the holders inside the critical section (the most ever seen must not pass
+ * {@link #PERMITS}) and check that the fencing tokens rise per slot; this side moves them through the {@link Shared}
+ * phases, counts the statements and records what they measured.
  */
 final class SemaphoreScenario {
 
     static final String SCENARIO = "S";
+    static final String ACROSS_JVMS = "S3";
     static final int PERMITS = 4;
     static final int THREADS = 16;
+    static final int JVMS = 3;
 
-    /** The subjects of S: bizlock's three modes and Redisson's semaphore. */
+    /** The subjects of S and S3: bizlock's three modes and Redisson's semaphore. */
     static final List<Subject> SUBJECTS =
             List.of(Subjects.LEASE, Subjects.ROW, Subjects.NAMED, Subjects.REDISSON_SEMAPHORE);
 
+    private final ScenarioContext context;
     private final Env env;
-    private final Stats stats;
     private final Results results;
-    private final Settings settings;
-    private int runs;
 
     SemaphoreScenario(ScenarioContext context) {
+        this.context = context;
         this.env = context.env();
-        this.stats = context.stats();
         this.results = context.results();
-        this.settings = context.settings();
     }
 
-    /** What the threads share: the phase, the holders inside, the most seen, the last token of each slot. */
-    private static final class Tally {
-        final AtomicInteger phase = new AtomicInteger();
-        final AtomicInteger inside = new AtomicInteger();
-        final AtomicInteger mostInside = new AtomicInteger();
-        final AtomicInteger tokenErrors = new AtomicInteger();
-        final AtomicLongArray lastToken = new AtomicLongArray(PERMITS);
-        final AtomicReference<Throwable> failure = new AtomicReference<>();
-    }
-
-    void run(Subject subject) throws Exception {
-        runs++;
-        try (PermitNode node = node(subject)) {
-            Tally tally = new Tally();
-            long[] acquisitions = new long[THREADS];
-            List<LongList> waits = new ArrayList<>();
-            List<Thread> threads = new ArrayList<>();
-            for (int t = 0; t < THREADS; t++) {
-                LongList threadWaits = new LongList();
-                waits.add(threadWaits);
-                int thread = t;
-                threads.add(
-                        new Thread(() -> loop(node, tally, acquisitions, thread, threadWaits), "bench-permit-" + t));
-            }
-            threads.forEach(Thread::start);
-            sleep(settings.warmup());
-            Counters before = Counters.read(stats, subject);
-            long started = System.nanoTime();
-            tally.phase.set(1);
-            sleep(settings.seconds());
-            tally.phase.set(2);
-            long elapsed = System.nanoTime() - started;
-            Counters used = Counters.read(stats, subject).minus(before);
-            for (Thread thread : threads) {
-                thread.join();
-            }
-            if (tally.failure.get() != null) {
-                throw new IllegalStateException(subject.label() + " failed in S", tally.failure.get());
-            }
-            record(subject, tally, acquisitions, waits, used, elapsed / 1e9);
+    /** One measurement of {@code subject}: in this JVM with {@code jvms} 1, else in that many worker JVMs. */
+    void run(String scenario, Subject subject, int jvms) throws Exception {
+        String run = scenario + " " + subject.label();
+        Shared shared = Shared.create();
+        PermitContenders local = null;
+        WorkerJvms workers = null;
+        if (jvms > 1) {
+            workers = WorkerJvms.start(PermitContenders.class, subject, env, shared, jvms, THREADS);
+        } else {
+            local = new PermitContenders(subject, env, THREADS, shared, 0);
         }
-    }
-
-    private PermitNode node(Subject subject) {
-        return switch (subject.id()) {
-            case "bizlock-lease" -> BizLockNode.of(env, LockMode.LEASE, THREADS, false);
-            case "bizlock-row" -> BizLockNode.of(env, LockMode.ROW, THREADS, false);
-            case "bizlock-named" -> BizLockNode.of(env, LockMode.NAMED, THREADS, false);
-            // A semaphore of its own per run: Redisson's permits would outlive a run that failed.
-            case "redisson-semaphore" ->
-                new RedissonPermitNode(env, THREADS, "bench:permits:" + runs + ":" + System.nanoTime());
-            default -> throw new IllegalArgumentException(subject.label() + " has no semaphore");
-        };
-    }
-
-    private static void loop(PermitNode node, Tally tally, long[] acquisitions, int thread, LongList waits) {
-        try {
-            while (tally.phase.get() < 2) {
-                long asked = System.nanoTime();
-                PermitNode.Permit permit = node.acquire("contended");
-                long acquired = System.nanoTime();
-                tally.mostInside.accumulateAndGet(tally.inside.incrementAndGet(), Math::max);
-                if (permit.slot() >= 0) {
-                    // Only this slot's holder writes its entry, so read and write need not be one atomic step.
-                    if (permit.token() <= tally.lastToken.get(permit.slot())) {
-                        tally.tokenErrors.incrementAndGet();
-                    }
-                    tally.lastToken.set(permit.slot(), permit.token());
-                }
-                if (tally.phase.get() == 1) {
-                    acquisitions[thread]++;
-                    waits.add(acquired - asked);
-                }
-                Contended.holdUntil(acquired + Contended.CRITICAL_SECTION_NANOS);
-                tally.inside.decrementAndGet();
-                permit.release().run();
-            }
-        } catch (Throwable ex) {
-            tally.failure.compareAndSet(null, ex);
-            tally.phase.set(2);
-        }
+        ContendedScenario.Measured measured = ContendedScenario.measure(
+                context, run, subject, shared, THREADS, local == null ? null : local::finish, workers);
+        record(scenario, subject, measured.parts(), shared, measured.used(), measured.elapsed() / 1e9);
+        Files.deleteIfExists(shared.file());
     }
 
     private void record(
-            Subject subject, Tally tally, long[] acquisitions, List<LongList> waits, Counters used, double seconds) {
-        long total = Arrays.stream(acquisitions).sum();
-        long min = Arrays.stream(acquisitions).min().orElse(0);
-        long max = Arrays.stream(acquisitions).max().orElse(0);
-        for (int t = 0; t < THREADS; t++) {
-            long[] threadWaits = waits.get(t).toArray();
-            results.waits().add(SCENARIO, subject, 0, t, threadWaits, threadWaits.length / seconds);
+            String scenario, Subject subject, List<ContendedPart> parts, Shared shared, Counters used, double seconds) {
+        List<Long> perThread = new ArrayList<>();
+        List<long[]> waits = new ArrayList<>();
+        for (ContendedPart part : parts) {
+            for (int t = 0; t < part.perThread().size(); t++) {
+                long[] threadWaits = part.waits().get(t);
+                results.waits()
+                        .add(scenario, subject, part.instances().get(t), t, threadWaits, threadWaits.length / seconds);
+                perThread.add(part.perThread().get(t));
+                waits.add(threadWaits);
+            }
         }
-        long[] sorted = waits.stream()
-                .flatMapToLong(list -> Arrays.stream(list.toArray()))
-                .sorted()
-                .toArray();
-        results.record(SCENARIO, subject, "acq", total / seconds);
-        results.record(SCENARIO, subject, "mostInside", tally.mostInside.get());
-        results.record(SCENARIO, subject, "tokens", tally.tokenErrors.get());
-        results.record(SCENARIO, subject, "threadMin", min / seconds);
-        results.record(SCENARIO, subject, "threadMax", max / seconds);
-        results.record(SCENARIO, subject, "spread", ContendedScenario.spread(min, max));
-        results.record(SCENARIO, subject, "w50", WaitSamples.percentile(sorted, 50) / 1e6);
-        results.record(SCENARIO, subject, "w99", WaitSamples.percentile(sorted, 99) / 1e6);
-        results.record(SCENARIO, subject, "wmax", WaitSamples.percentile(sorted, 100) / 1e6);
-        results.recordStatements(SCENARIO, subject, used, total);
+        long total = perThread.stream().mapToLong(Long::longValue).sum();
+        long min = perThread.stream().mapToLong(Long::longValue).min().orElse(0);
+        long max = perThread.stream().mapToLong(Long::longValue).max().orElse(0);
+        long[] sorted = waits.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+        long mostHolders = shared.get(Shared.MOST_PERMIT_HOLDERS);
+        long tokenErrors = shared.get(Shared.TOKEN_VIOLATIONS);
+        results.record(scenario, subject, "acq", total / seconds);
+        results.record(scenario, subject, "mostInside", mostHolders);
+        results.record(scenario, subject, "tokens", tokenErrors);
+        results.record(scenario, subject, "threadMin", min / seconds);
+        results.record(scenario, subject, "threadMax", max / seconds);
+        results.record(scenario, subject, "spread", ContendedScenario.spread(min, max));
+        results.record(scenario, subject, "w50", WaitSamples.percentile(sorted, 50) / 1e6);
+        results.record(scenario, subject, "w99", WaitSamples.percentile(sorted, 99) / 1e6);
+        results.record(scenario, subject, "wmax", WaitSamples.percentile(sorted, 100) / 1e6);
+        results.recordStatements(scenario, subject, used, total);
         log(
-                "S  %-45s %6.0f permits/s  most holders %d of %d  per thread %d..%d  wait p99 %5.1f ms max %5.1f ms"
+                "%-2s %-45s %6.0f permits/s  most holders %d of %d  per thread %d..%d  wait p99 %5.1f ms max %5.1f ms"
                         + "  token errors %d",
+                scenario,
                 subject.label(),
                 total / seconds,
-                tally.mostInside.get(),
+                mostHolders,
                 PERMITS,
                 min,
                 max,
                 WaitSamples.percentile(sorted, 99) / 1e6,
                 WaitSamples.percentile(sorted, 100) / 1e6,
-                tally.tokenErrors.get());
+                tokenErrors);
     }
 }

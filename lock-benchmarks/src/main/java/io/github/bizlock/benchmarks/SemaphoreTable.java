@@ -5,22 +5,17 @@ import static io.github.bizlock.benchmarks.Numbers.orNa;
 
 import java.util.Locale;
 
-/** The report's table of S, the semaphore scenario of issue 33. */
+/** The report's tables of S and S3, the semaphore scenarios of issue 33. */
 final class SemaphoreTable {
 
     private SemaphoreTable() {}
 
-    /** Appends S's table, or nothing if it did not run. */
-    static void write(StringBuilder out, Results results) {
-        String scenario = SemaphoreScenario.SCENARIO;
+    /** Appends the table of {@code scenario} (S or S3) under {@code title}, or nothing if it did not run. */
+    static void write(StringBuilder out, Results results, String scenario, String title) {
         if (!results.has(scenario)) {
             return;
         }
-        out.append(String.format(
-                Locale.ROOT,
-                "%n## S: a semaphore of %d permits, %d threads of one client, one key, 1 ms held%n%n",
-                SemaphoreScenario.PERMITS,
-                SemaphoreScenario.THREADS));
+        out.append("\n## ").append(title).append("\n\n");
         out.append("| subject | permits/s | most holders at once (worst run) | token errors | wait p50 ms"
                 + " | wait p99 ms | wait max ms (worst run) | per thread acq/s min..max | spread | statements/acq"
                 + " | fsyncs/acq |\n");
