@@ -25,7 +25,7 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * The {@code bizlocks} endpoint. Reading it lists the LEASE locks held across the cluster (from the lock table) and
- * the locks this instance holds or waits for, in every mode. Writing it ({@code POST} with {@code name} and
+ * the locks this instance holds or waits for, in every mode, and the semaphores it holds permits of. Writing it ({@code POST} with {@code name} and
  * {@code key}) force-releases a LEASE lock whoever holds it; that is refused unless
  * {@code bizlock.endpoint.force-release.enabled=true}, and every force release is logged with the requesting principal.
  *
@@ -103,14 +103,14 @@ public final class BizLocksEndpoint {
                 .filter(mode -> mode != LockMode.LEASE)
                 .sorted()
                 .toList();
+        List<LockStatus.LocalLock> local = service.localLocks();
         return new LocksReport(
                 status.instanceId(),
                 held,
                 rows.size() > maxLocks,
                 notListed,
-                service.localLocks().stream()
-                        .map(lock -> InstanceLock.of(lock, showKeys))
-                        .toList());
+                local.stream().map(lock -> InstanceLock.of(lock, showKeys)).toList(),
+                InstancePermits.of(local, showKeys));
     }
 
     /**
@@ -177,14 +177,16 @@ public final class BizLocksEndpoint {
      * @param held LEASE locks held across the cluster, oldest first
      * @param truncated whether there were more than {@code bizlock.endpoint.max-locks} held
      * @param notListedModes modes whose locks are not listed cluster-wide (they have no owner rows)
-     * @param local the locks this instance holds or waits for, in every mode
+     * @param local the locks this instance holds or waits for, in every mode (a semaphore's permits as its slot locks)
+     * @param permits the semaphores this instance holds permits of, with the slots it holds
      */
     public record LocksReport(
             String instance,
             List<HeldLock> held,
             boolean truncated,
             List<LockMode> notListedModes,
-            List<InstanceLock> local) {}
+            List<InstanceLock> local,
+            List<InstancePermits> permits) {}
 
     /**
      * A LEASE lock held somewhere in the cluster; times are the database's, in UTC.

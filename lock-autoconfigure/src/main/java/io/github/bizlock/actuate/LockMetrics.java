@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.Timer;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -32,7 +33,10 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  *
  * <p>The gauges {@code bizlock.held}, {@code bizlock.waiting} and {@code bizlock.renewals.overdue} come from
- * {@link LockGauges}. Keys are never tags, since every order id would make a series of its own, except for the lock
+ * {@link LockGauges}. Every meter tagged by name also has a {@code primitive} tag: {@code permit} for a semaphore's
+ * permits (each a slot lock of the semaphore's name; a waiting permit tries the slots one by one, so its
+ * {@code bizlock.acquire} counts each slot tried, {@code timed_out} when it was taken), {@code lock} for every other lock,
+ * a multi-key lock's keys included (they are plain locks of their name). Keys are never tags, since every order id would make a series of its own, except for the lock
  * names in the allow-list given here: then every meter tagged by name also has a {@code key} tag, which is the key
  * for those names and {@code -} for the others.
  */
@@ -41,8 +45,16 @@ public final class LockMetrics implements LockObserver {
     /** The value of the {@code key} tag for lock names outside the allow-list. */
     public static final String OTHER_KEY = "-";
 
+    /** The {@code primitive} tag of a plain lock's meters (a multi-key lock's keys are plain locks too). */
+    public static final String LOCK = "lock";
+
+    /** The {@code primitive} tag of a semaphore's permits' meters. */
+    public static final String PERMIT = "permit";
+
     private final MeterRegistry registry;
     private final Set<String> keyTagNames;
+    /** The names this process learned are semaphores'; every other name is one of plain locks. */
+    private final Set<String> semaphoreNames = ConcurrentHashMap.newKeySet();
 
     /**
      * @param registry where the meters go
@@ -55,8 +67,9 @@ public final class LockMetrics implements LockObserver {
 
     @Override
     public Acquisition acquisitionStarted(String name, String key, LockMode mode) {
-        Tags tags = tags(name, key, mode);
         return (outcome, waitNanos) -> {
+            // Tagged when it ends: a name's first acquisition learns what the name is (nameBound) on its way.
+            Tags tags = tags(name, key, mode);
             Timer.builder("bizlock.acquire")
                     .description("Lock acquisitions, by outcome, and how long they took")
                     .tags(tags)
@@ -132,8 +145,16 @@ public final class LockMetrics implements LockObserver {
                 .increment(amount);
     }
 
+    @Override
+    public void nameBound(String name, LockMode mode, int permits) {
+        if (permits > 0) {
+            semaphoreNames.add(name);
+        }
+    }
+
     private Tags tags(String name, String key, LockMode mode) {
-        Tags tags = Tags.of("name", name, "mode", mode(mode));
+        Tags tags =
+                Tags.of("name", name, "mode", mode(mode), "primitive", semaphoreNames.contains(name) ? PERMIT : LOCK);
         if (!keyTagNames.isEmpty()) {
             tags = tags.and("key", keyTagNames.contains(name) ? key : OTHER_KEY);
         }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.PermitHandle;
 import io.github.bizlock.service.BizLockDao;
 import io.github.bizlock.service.LockService;
 import io.github.bizlock.test.TestDatabaseExtension;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -121,6 +123,35 @@ class BizLocksEndpointTest {
                         .containsExactlyInAnyOrder("a", "b");
             }
         }
+    }
+
+    @Test
+    void listsEachSemaphoreWithItsPermitsAndTheSlotsThisInstanceHolds() {
+        BizLocksEndpoint endpoint = showing(Show.ALWAYS);
+        try (PermitHandle first = service.template().acquirePermit("export", "t#1", 3);
+                PermitHandle second = service.template().acquirePermit("export", "t#1", 3);
+                LockHandle plain = hold("order", "o#2")) {
+            BizLocksEndpoint.LocksReport report = endpoint.locks(SecurityContext.NONE);
+
+            assertThat(report.permits())
+                    .as("one semaphore, its key without the slot (a '#' in the key itself stays), the slots held")
+                    .containsExactly(new InstancePermits(
+                            "export",
+                            "t#1",
+                            LockMode.LEASE,
+                            3,
+                            Stream.of(first.slot(), second.slot()).sorted().toList()));
+            assertThat(report.local())
+                    .as("the slot locks are still listed one by one, beside the plain lock")
+                    .extracting(BizLocksEndpoint.InstanceLock::key)
+                    .containsExactlyInAnyOrder("t#1#" + first.slot(), "t#1#" + second.slot(), "o#2");
+            assertThat(showing(Show.NEVER).locks(SecurityContext.NONE).permits())
+                    .extracting(InstancePermits::key)
+                    .containsExactly(BizLocksEndpoint.MASK);
+        }
+        assertThat(endpoint.locks(SecurityContext.NONE).permits())
+                .as("given back")
+                .isEmpty();
     }
 
     @Test

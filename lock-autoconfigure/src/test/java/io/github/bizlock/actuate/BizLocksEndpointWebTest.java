@@ -9,6 +9,7 @@ import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockTemplate;
 import io.github.bizlock.LossCause;
+import io.github.bizlock.PermitHandle;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.service.BizLockDao;
@@ -213,6 +214,25 @@ class BizLocksEndpointWebTest {
                                         value -> assertThat(((Number) value).longValue())
                                                 .isEqualTo(local.fencingToken()))
                                 .containsEntry("onLost", "LOG"));
+                assertThat(list(report, "permits")).as("no semaphore held").isEmpty();
+                try (PermitHandle permit = locks.acquirePermit("exports", "t1", 2)) {
+                    assertThat(list(json(get(app, "/actuator/bizlocks")), "permits"))
+                            .singleElement()
+                            .satisfies(semaphore -> assertThat(semaphore)
+                                    .containsEntry("name", "exports")
+                                    .containsEntry("key", "t1")
+                                    .containsEntry("mode", "LEASE")
+                                    .hasEntrySatisfying(
+                                            "permits",
+                                            value -> assertThat(((Number) value).intValue())
+                                                    .isEqualTo(2))
+                                    .hasEntrySatisfying(
+                                            "slotsHeld",
+                                            slots -> assertThat((List<?>) slots)
+                                                    .singleElement()
+                                                    .satisfies(slot -> assertThat(((Number) slot).intValue())
+                                                            .isEqualTo(permit.slot()))));
+                }
 
                 HttpResponse<String> refused = post(app, "/actuator/bizlocks", "{\"name\":\"order\",\"key\":\"42\"}");
                 assertThat(refused.statusCode()).isEqualTo(403);

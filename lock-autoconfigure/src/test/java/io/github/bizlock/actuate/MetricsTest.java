@@ -9,6 +9,7 @@ import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.PermitHandle;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.housekeeping.Housekeeper;
 import io.github.bizlock.internal.jdbc.LockDaos;
@@ -354,6 +355,44 @@ class MetricsTest {
                             .tags("name", "order", "key", LockMetrics.OTHER_KEY)
                             .timer())
                     .isNotNull();
+        }
+    }
+
+    @Test
+    void aSemaphoresPermitsAreTaggedPermitAndPlainLocksLock(DataSource dataSource) throws Exception {
+        LockDaos daos = LockFixture.daos(dataSource);
+        try (LockManager manager = manager(daos, Set.of(), Duration.ofSeconds(30))) {
+            LockService service = TestServices.of(manager, daos);
+            // The name's first use: the acquisition is tagged as a permit although the name is bound on its way.
+            try (PermitHandle permit = service.template().acquirePermit("exports", "t1", 2)) {
+                assertThat(permit.permits()).isEqualTo(2);
+            }
+            manager.tryAcquire(new LockKey("order", "o-19"), LockMode.LEASE, Duration.ZERO, null)
+                    .orElseThrow()
+                    .unlock();
+
+            assertThat(registry.find("bizlock.acquire")
+                            .tags("name", "exports", "primitive", LockMetrics.PERMIT, "outcome", "acquired")
+                            .timer())
+                    .isNotNull()
+                    .extracting(Timer::count)
+                    .isEqualTo(1L);
+            assertThat(registry.find("bizlock.hold")
+                            .tags("name", "exports", "primitive", LockMetrics.PERMIT)
+                            .timer())
+                    .isNotNull();
+            assertThat(registry.find("bizlock.acquire")
+                            .tags("name", "order", "primitive", LockMetrics.LOCK)
+                            .timer())
+                    .isNotNull();
+            assertThat(registry.find("bizlock.hold")
+                            .tags("name", "order", "primitive", LockMetrics.PERMIT)
+                            .timer())
+                    .isNull();
+            assertThat(registry.getMeters())
+                    .filteredOn(meter -> meter.getId().getTag("name") != null)
+                    .allSatisfy(meter ->
+                            assertThat(meter.getId().getTag("primitive")).isIn(LockMetrics.LOCK, LockMetrics.PERMIT));
         }
     }
 

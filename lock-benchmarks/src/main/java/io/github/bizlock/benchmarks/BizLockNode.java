@@ -5,6 +5,7 @@ import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LockOptions;
 import io.github.bizlock.LockTemplate;
+import io.github.bizlock.PermitHandle;
 import io.github.bizlock.service.LockService;
 import java.util.function.UnaryOperator;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
@@ -14,12 +15,13 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * a plain session DataSource for ROW and NAMED (README, "Without Spring Boot"). The fencing token is asked of the
  * handle only when {@link Held#token()} is called, unless {@code readToken} has every lock read it.
  */
-final class BizLockNode implements Node {
+final class BizLockNode implements Node, PermitNode {
 
     private final HikariDataSource pool;
     private final LockService service;
     private final LockOptions options;
     private final String name;
+    private final String permitsName;
     private final boolean readToken;
 
     /**
@@ -39,6 +41,7 @@ final class BizLockNode implements Node {
         this.options = LockOptions.defaults().mode(mode).waitTime(WAIT);
         // A name per mode: each lock name is bound to the mode of its first use.
         this.name = "bench-" + mode;
+        this.permitsName = "bench-permits-" + mode;
         this.readToken = readToken;
     }
 
@@ -66,6 +69,18 @@ final class BizLockNode implements Node {
             held.token();
         }
         return held;
+    }
+
+    /**
+     * One permit, under a name of its own ({@code bench-permits-<mode>}: a name is bound either to plain locks or to one
+     * number of permits); its token is read at once, as the S scenario checks every one.
+     */
+    @Override
+    public Permit acquire(String key) {
+        PermitHandle handle = template()
+                .tryAcquirePermit(permitsName, key, SemaphoreScenario.PERMITS, options)
+                .orElseThrow(() -> new IllegalStateException("bizlock: no permit in " + WAIT));
+        return new Permit(handle.slot(), handle.fencingToken(), handle::unlock);
     }
 
     @Override

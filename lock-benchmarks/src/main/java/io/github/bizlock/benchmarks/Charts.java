@@ -76,7 +76,8 @@ final class Charts {
             JFreeChart chart = ChartFactory.createBarChart(
                     server, null, "per second (log scale)", data, PlotOrientation.HORIZONTAL, true, false, false);
             CategoryPlot plot = chart.getCategoryPlot();
-            LogAxis axis = new LogAxis("operations (A, B) or acquisitions (C1, C, C3) per second, log scale");
+            LogAxis axis =
+                    new LogAxis("operations (A, B), acquisitions (C1, C, C3) or permits (S, S3) per second, log scale");
             axis.setNumberFormatOverride(PLAIN);
             axis.setTickUnit(DECADES);
             // From the power of ten below the smallest bar, so that every bar shows.

@@ -141,7 +141,7 @@ final class Contended {
      * Holds the lock until {@code end}: parks until {@link #SPIN_NANOS} before it, then spins, so the section lasts 1 ms
      * and not 1 ms plus {@code parkNanos}' overshoot (tens of µs on Linux, more under load).
      */
-    private static void holdUntil(long end) {
+    static void holdUntil(long end) {
         for (long left = end - System.nanoTime(); left > SPIN_NANOS; left = end - System.nanoTime()) {
             LockSupport.parkNanos(left - SPIN_NANOS);
         }

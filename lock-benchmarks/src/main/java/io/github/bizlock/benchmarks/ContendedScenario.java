@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
+import org.jspecify.annotations.Nullable;
 
 /**
  * C1, C and C3: 8 threads on one key, each holding it for 1 ms, in this JVM ({@link Contended}) or in worker JVMs;
@@ -21,16 +22,14 @@ import org.HdrHistogram.Histogram;
  */
 final class ContendedScenario {
 
+    private final ScenarioContext context;
     private final Env env;
-    private final Stats stats;
     private final Results results;
-    private final Settings settings;
 
     ContendedScenario(ScenarioContext context) {
+        this.context = context;
         this.env = context.env();
-        this.stats = context.stats();
         this.results = context.results();
-        this.settings = context.settings();
     }
 
     /**
@@ -47,17 +46,57 @@ final class ContendedScenario {
         } else {
             local = new Contended(subject, env, nodes, threadsPerNode, shared, 0);
         }
-        awaitReady(shared, workers, run);
+        Measured measured =
+                measure(context, run, subject, shared, THREADS, local == null ? null : local::finish, workers);
+        // Same owner: the same thread in C1 (one client), else the same instance (client or JVM).
+        record(
+                scenario,
+                subject,
+                measured.parts(),
+                shared,
+                measured.used(),
+                measured.elapsed(),
+                nodes == 1 && jvms == 1);
+        Files.deleteIfExists(shared.file());
+    }
+
+    /** The threads of this JVM of a run, ended after {@link Shared#STOPPING}. */
+    @FunctionalInterface
+    interface LocalPart {
+        ContendedPart finish() throws Exception;
+    }
+
+    /**
+     * What one run measured: each JVM's part, the statements counted and the measured nanoseconds.
+     *
+     * @param elapsed the measured time in nanoseconds
+     */
+    record Measured(List<ContendedPart> parts, Counters used, long elapsed) {}
+
+    /**
+     * Moves the {@code threads} threads of a run (in this JVM, {@code local}, or in {@code workers}) through the
+     * {@link Shared} phases: ready, warm-up, the measured seconds with the statements counted, stop; then collects what
+     * each JVM measured.
+     */
+    static Measured measure(
+            ScenarioContext context,
+            String run,
+            Subject subject,
+            Shared shared,
+            int threads,
+            @Nullable LocalPart local,
+            @Nullable WorkerJvms workers)
+            throws Exception {
+        awaitReady(shared, workers, run, threads);
         shared.set(Shared.PHASE, Shared.WARMUP);
-        sleep(settings.warmup());
-        Counters before = Counters.read(stats, subject);
+        sleep(context.settings().warmup());
+        Counters before = Counters.read(context.stats(), subject);
         long started = System.nanoTime();
         shared.set(Shared.PHASE, Shared.MEASURING);
-        sleep(settings.seconds());
+        sleep(context.settings().seconds());
         shared.set(Shared.PHASE, Shared.STOPPING);
         long elapsed = System.nanoTime() - started;
-        Counters used = Counters.read(stats, subject).minus(before);
-
+        Counters used = Counters.read(context.stats(), subject).minus(before);
         List<ContendedPart> parts = new ArrayList<>();
         if (local != null) {
             parts.add(local.finish());
@@ -65,15 +104,18 @@ final class ContendedScenario {
         if (workers != null) {
             parts.addAll(workers.finish(run));
         }
-        // Same owner: the same thread in C1 (one client), else the same instance (client or JVM).
-        record(scenario, subject, parts, shared, used, elapsed, nodes == 1 && jvms == 1);
-        Files.deleteIfExists(shared.file());
+        return new Measured(parts, used, elapsed);
     }
 
     /** Waits until every thread has locked once; stops the run if that takes 2 minutes or a worker JVM ended. */
     static void awaitReady(Shared shared, WorkerJvms workers, String run) {
+        awaitReady(shared, workers, run, THREADS);
+    }
+
+    /** As above, for a run of {@code threads} threads. */
+    static void awaitReady(Shared shared, WorkerJvms workers, String run, int threads) {
         long readyBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (shared.get(Shared.READY) < THREADS) {
+        while (shared.get(Shared.READY) < threads) {
             if (System.nanoTime() > readyBy || (workers != null && workers.anyEnded())) {
                 shared.set(Shared.PHASE, Shared.STOPPING);
                 if (workers != null) {
@@ -167,7 +209,7 @@ final class ContendedScenario {
                 shared.get(Shared.OVERLAPS));
     }
 
-    private static double spread(double min, double max) {
+    static double spread(double min, double max) {
         return max == 0 ? 0 : 100.0 * (max - min) / max;
     }
 }

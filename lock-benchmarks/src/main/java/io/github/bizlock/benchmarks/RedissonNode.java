@@ -22,6 +22,10 @@ final class RedissonNode implements Node {
         this.client = Redisson.create(config);
     }
 
+    RedissonClient client() {
+        return client;
+    }
+
     @Override
     public Held lock(String key) throws Exception {
         return Held.tryLock(client.getLock("bench:" + key), "Redisson");

@@ -49,6 +49,18 @@ final class Report {
                 results,
                 "C3",
                 "C: 3 JVM processes (3 + 3 + 2 threads, one client each), one key, 1 ms critical section");
+        SemaphoreTable.write(
+                out,
+                results,
+                SemaphoreScenario.SCENARIO,
+                "S: a semaphore of " + SemaphoreScenario.PERMITS + " permits, " + SemaphoreScenario.THREADS
+                        + " threads of one client, one key, 1 ms held");
+        SemaphoreTable.write(
+                out,
+                results,
+                SemaphoreScenario.ACROSS_JVMS,
+                "S3: the same semaphore, " + SemaphoreScenario.JVMS
+                        + " JVM processes (6 + 5 + 5 threads, one client each)");
         KillTable.write(out, results);
         heldLocks(out, held);
         out.append("\n## Targets of issue 32 (medians of this run; wait max: the worst run)\n\n");

@@ -19,7 +19,8 @@ import java.util.stream.Stream;
  */
 final class ResultFiles {
 
-    private static final List<String> THROUGHPUT_SCENARIOS = List.of("A", "B", "C1", "C", "C3");
+    private static final List<String> THROUGHPUT_SCENARIOS =
+            List.of("A", "B", "C1", "C", "C3", SemaphoreScenario.SCENARIO, SemaphoreScenario.ACROSS_JVMS);
 
     private final Path directory;
     private final String date;

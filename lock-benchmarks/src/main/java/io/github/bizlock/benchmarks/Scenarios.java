@@ -14,7 +14,8 @@ import org.HdrHistogram.Histogram;
 
 /**
  * One run of the scenarios that are repeated for medians, in order: A (one thread, lock + unlock), B (8 threads on
- * distinct keys), then the contended C1, C and C3 of {@link ContendedScenario}, and K ({@link KillScenario}).
+ * distinct keys), then the contended C1, C and C3 of {@link ContendedScenario}, the semaphore's S and S3
+ * ({@link SemaphoreScenario}) and K ({@link KillScenario}).
  */
 final class Scenarios {
 
@@ -26,6 +27,7 @@ final class Scenarios {
     private final Settings settings;
     private final ContendedScenario contended;
     private final KillScenario kill;
+    private final SemaphoreScenario semaphore;
 
     Scenarios(ScenarioContext context) {
         this.env = context.env();
@@ -34,6 +36,7 @@ final class Scenarios {
         this.settings = context.settings();
         this.contended = new ContendedScenario(context);
         this.kill = new KillScenario(context);
+        this.semaphore = new SemaphoreScenario(context);
     }
 
     void runOnce() throws Exception {
@@ -89,6 +92,12 @@ final class Scenarios {
                 Subjects.REDISSON,
                 Subjects.FLOOR_GET_LOCK)) {
             contended.run("C3", subject, 1, 0, 3);
+        }
+        for (Subject subject : SemaphoreScenario.SUBJECTS) {
+            semaphore.run(SemaphoreScenario.SCENARIO, subject, 1);
+        }
+        for (Subject subject : SemaphoreScenario.SUBJECTS) {
+            semaphore.run(SemaphoreScenario.ACROSS_JVMS, subject, SemaphoreScenario.JVMS);
         }
         kill.run();
     }

@@ -14,7 +14,8 @@ import java.nio.file.StandardOpenOption;
  * Counters in a memory-mapped file, shared by every thread of every JVM of one contended run: who is inside the
  * critical section (overlap check), when the last holder released (hand-off latency; {@code System.nanoTime} is
  * the machine's monotonic clock on Linux, the same in every process), who held the lock last (same-owner share), the
- * last fencing token, the run's phase, and when a worker JVM was killed and what its survivors waited after that.
+ * last fencing token, the run's phase, and when a worker JVM was killed and what its survivors waited after that; in S,
+ * the permit holders and each slot's last token.
  *
  * <p>{@link #INSIDE} counts the holders inside the critical section in 16 bits per process ({@link #insideUnit}), so
  * that after a kill -9 the holder the killed process left inside can be taken out again: a dead process holds nothing
@@ -43,12 +44,19 @@ final class Shared {
 
     static final int LONGEST_AFTER_KILL = 88;
 
+    /** S: the permit holders inside the critical section in every JVM, and the most there ever were at once. */
+    static final int PERMIT_HOLDERS = 96;
+
+    static final int MOST_PERMIT_HOLDERS = 104;
+    /** S: the last fencing token of each permit slot, a long each from here. */
+    static final int SLOT_TOKENS = 128;
+
     static final long WAITING = 0;
     static final long WARMUP = 1;
     static final long MEASURING = 2;
     static final long STOPPING = 3;
 
-    private static final int SIZE = 128;
+    private static final int SIZE = SLOT_TOKENS + 8 * SemaphoreScenario.PERMITS;
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
     private final Path file;

@@ -29,6 +29,10 @@ final class Subjects {
     static final Subject SPRING_INTEGRATION =
             new Subject("spring-integration", "Spring Integration JdbcLockRegistry", Kind.DATABASE, true);
     static final Subject REDISSON = new Subject("redisson", "Redisson RLock (Redis)", Kind.REDIS, true);
+    /** S's Redisson: its semaphore whose permits have an owner and an expiry, as bizlock's do. */
+    static final Subject REDISSON_SEMAPHORE =
+            new Subject("redisson-semaphore", "Redisson RPermitExpirableSemaphore (Redis)", Kind.REDIS, false);
+
     static final Subject FLOOR_INSERT_DELETE =
             new Subject("floor-insert-delete", "floor: INSERT + DELETE (unique key)", Kind.DATABASE, false);
     static final Subject FLOOR_GET_LOCK =
@@ -68,6 +72,7 @@ final class Subjects {
             SHEDLOCK,
             SPRING_INTEGRATION,
             REDISSON,
+            REDISSON_SEMAPHORE,
             FLOOR_INSERT_DELETE,
             FLOOR_GET_LOCK,
             FLOOR_FOR_UPDATE,

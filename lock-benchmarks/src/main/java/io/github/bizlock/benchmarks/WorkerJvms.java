@@ -10,7 +10,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The child JVMs of a multi-process contended run, each a {@link Contended#main} with its share of the threads; their
+ * The child JVMs of a multi-process contended run, each a {@link Contended#main} (or S's
+ * {@link PermitContenders#main}) with its share of the threads; their
  * stderr goes to ours, their stdout is kept for the {@code RESULT} line.
  */
 final class WorkerJvms {
@@ -22,6 +23,15 @@ final class WorkerJvms {
 
     /** Starts {@code jvms} JVMs that share {@code threads} threads of {@code subject} as evenly as they can. */
     static WorkerJvms start(Subject subject, Env env, Shared shared, int jvms, int threads) throws IOException {
+        return start(Contended.class, subject, env, shared, jvms, threads);
+    }
+
+    /**
+     * As above, each JVM running {@code main}'s {@code main} with the arguments {@link Contended#main} takes, and
+     * writing a {@link ContendedPart} line.
+     */
+    static WorkerJvms start(Class<?> main, Subject subject, Env env, Shared shared, int jvms, int threads)
+            throws IOException {
         WorkerJvms workers = new WorkerJvms();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         for (int j = 0; j < jvms; j++) {
@@ -33,7 +43,7 @@ final class WorkerJvms {
                     "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                     "-cp",
                     System.getProperty("java.class.path"),
-                    Contended.class.getName(),
+                    main.getName(),
                     subject.id(),
                     Integer.toString(share),
                     Integer.toString(j),

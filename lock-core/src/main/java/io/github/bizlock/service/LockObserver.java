@@ -61,4 +61,13 @@ public interface LockObserver {
 
     /** Housekeeping deleted {@code rows} rows of locks that had been free for longer than the retention. */
     default void purged(int rows) {}
+
+    /**
+     * This process learned what lock name {@code name} is: told once per name, before the first acquisition of it is
+     * told {@link Acquisition#finished} and before any of its releases or losses. A semaphore's permits are locks of its
+     * name whose keys are {@code key#slot}.
+     *
+     * @param permits the number of permits of the semaphore the name is bound to, or 0 for a name of plain locks
+     */
+    default void nameBound(String name, LockMode mode, int permits) {}
 }

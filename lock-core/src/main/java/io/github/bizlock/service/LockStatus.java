@@ -45,6 +45,8 @@ public record LockStatus(
      * @param lost whether the hold was lost and not unlocked yet
      * @param onLost what happens to the holder's work when the lock is lost, or {@code null} while not held
      * @param waiting how many other threads of this process wait for it
+     * @param permits the number of permits of the semaphore whose slot this lock is (its key is {@code key#slot}), or 0
+     *     for a plain lock
      */
     public record LocalLock(
             String name,
@@ -56,13 +58,16 @@ public record LockStatus(
             boolean renewedByWatchdog,
             boolean lost,
             @Nullable LockLostPolicy onLost,
-            int waiting) {
+            int waiting,
+            int permits) {
 
         static List<LocalLock> of(LockManager manager) {
-            return manager.locks().stream().map(LocalLock::of).toList();
+            return manager.locks().stream()
+                    .map(lock -> of(lock, manager.permits(lock.key().name())))
+                    .toList();
         }
 
-        private static LocalLock of(LockSnapshot lock) {
+        private static LocalLock of(LockSnapshot lock, int permits) {
             return new LocalLock(
                     lock.key().name(),
                     lock.key().key(),
@@ -73,7 +78,8 @@ public record LockStatus(
                     lock.renewedByWatchdog(),
                     lock.lost(),
                     lock.onLost(),
-                    lock.waiting());
+                    lock.waiting(),
+                    permits);
         }
     }
 }

@@ -3,6 +3,7 @@ package io.github.bizlock.service;
 import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.engine.ModeBindingStore.Binding;
 
 /** A public {@link LockObserver} as the lock manager's observer. */
 final class ObserverAdapter implements io.github.bizlock.internal.lock.LockObserver {
@@ -50,6 +51,11 @@ final class ObserverAdapter implements io.github.bizlock.internal.lock.LockObser
     @Override
     public void purged(int rows) {
         observer.purged(rows);
+    }
+
+    @Override
+    public void bound(String name, Binding binding) {
+        observer.nameBound(name, binding.mode(), binding.permits());
     }
 
     @Override

@@ -29,7 +29,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * network past two leases, the database unreachable. Each JVM talks to the database through a proxy of its own
  * ({@link FreezingProxy}); a JVM killed or stopped by SIGTERM is started again. {@link SoakWorker} checks every hold
  * with fenced writes and counts violations: someone else held the lock while a holder was not told. Prints a result
- * table. Runs only when asked ({@code lock-core/soak.sh}); it takes minutes per mode.
+ * table. With {@code bizlock.soak.permits} above 0, each key is a semaphore of that many permits and the JVMs take permits
+ * of it: each permit claims its slot's row, so no slot has two holders at once and its tokens increase. Runs only when
+ * asked ({@code lock-core/soak.sh}); it takes minutes per mode.
  */
 @ExtendWith(TestDatabaseExtension.class)
 @EnabledIfSystemProperty(named = "bizlock.soak.modes", matches = ".+", disabledReason = "run by lock-core/soak.sh")
@@ -39,6 +41,8 @@ class FaultSoakTest {
     private static final int THREADS = 16;
     /** Few keys, so that threads of one JVM also queue for a key and hand it on locally. */
     private static final int KEYS = Integer.getInteger("bizlock.soak.keys", 16);
+    /** Above 0: each key is a semaphore of this many permits, and the JVMs take permits instead of locks. */
+    private static final int PERMITS = Integer.getInteger("bizlock.soak.permits", 0);
 
     private static final Duration LEASE = Duration.ofSeconds(3);
     private static final Duration FAULT_EVERY = Duration.ofSeconds(10);
@@ -105,7 +109,9 @@ class FaultSoakTest {
             this.mode = mode;
             this.target = target;
             this.limit = limit;
-            this.lockName = "soak-" + mode.name().toLowerCase(Locale.ROOT);
+            // A name per primitive: a name is bound to plain locks or to one number of permits.
+            this.lockName = (PERMITS > 0 ? "soak-permits" + PERMITS + "-" : "soak-")
+                    + mode.name().toLowerCase(Locale.ROOT);
         }
 
         void execute() throws Exception {
@@ -114,7 +120,12 @@ class FaultSoakTest {
                     + " token BIGINT NOT NULL, holder VARCHAR(64) NULL) ENGINE = MEMORY");
             jdbc.update("DELETE FROM soak_key");
             for (int i = 0; i < KEYS; i++) {
-                jdbc.update("INSERT INTO soak_key (k, n, token) VALUES (?, 0, 0)", "k" + i);
+                if (PERMITS == 0) {
+                    jdbc.update("INSERT INTO soak_key (k, n, token) VALUES (?, 0, 0)", "k" + i);
+                }
+                for (int slot = 0; slot < PERMITS; slot++) { // a permit claims its slot's row
+                    jdbc.update("INSERT INTO soak_key (k, n, token) VALUES (?, 0, 0)", "k" + i + "#" + slot);
+                }
             }
             List<Member> members = new ArrayList<>();
             try {
@@ -256,7 +267,7 @@ class FaultSoakTest {
                     Locale.ROOT,
                     "| %s | %s | %,d | %,.0f | %.1f | %s | %,d | %,d (%d ms) | %d | %d (%d ms) | %,d |",
                     database.server(),
-                    mode,
+                    PERMITS > 0 ? mode + ", " + PERMITS + " permits" : mode,
                     total[0],
                     total[0] / seconds,
                     seconds / 60,
@@ -314,7 +325,8 @@ class FaultSoakTest {
                                 Integer.toString(THREADS),
                                 Integer.toString(KEYS),
                                 Long.toString(LEASE.toMillis()),
-                                "j" + index + "g" + generation)
+                                "j" + index + "g" + generation,
+                                Integer.toString(PERMITS))
                         .start();
                 jvm.await("READY", Duration.ofSeconds(60));
             }

@@ -5,8 +5,12 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockLostException;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockOptions;
+import io.github.bizlock.LockTemplate;
+import io.github.bizlock.PermitHandle;
 import io.github.bizlock.contract.ContractManagers;
 import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.lock.DefaultLockTemplate;
 import io.github.bizlock.internal.lock.InstanceId;
 import io.github.bizlock.internal.lock.LockManager;
 import io.github.bizlock.test.ParentLink;
@@ -22,6 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -29,8 +35,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * key's row of {@code soak_key} with their fencing token ({@code WHERE token < mine}), then write the key's counter and
  * free the claim only if the claim is still theirs. A claim refused (a newer token got there first) or taken away
  * during the hold means someone else held the lock at the same time: allowed only if this holder was told it lost the
- * lock, within {@link #TOLD_WITHIN}; otherwise it is a violation. Arguments: JDBC URL, user, password, mode, lock name,
- * threads, keys, watchdog lease in ms, process name. Answers {@code READY}, then reports a {@code STAT} line every
+ * lock, within {@link #TOLD_WITHIN}; otherwise it is a violation. With a number of permits, each key is a semaphore of
+ * that many permits and the threads take permits of it instead of locks: the row claimed is the permit's slot's
+ * ({@code k3#1}), so a slot never has two holders and its tokens increase, and in this JVM no key has more holders
+ * than permits. Arguments: JDBC URL, user, password, mode, lock name, threads, keys, watchdog lease in ms, process
+ * name, permits (0: plain locks). Answers {@code READY}, then reports a {@code STAT} line every
  * second and {@code VIOLATION} lines; the command {@code STOP} (or SIGTERM, or the end of its input) ends it after a
  * last {@code STAT} and {@code DONE}.
  */
@@ -57,6 +66,8 @@ public final class SoakWorker {
     private final AtomicLong maxToldMillis = new AtomicLong();
     private final Map<String, AtomicInteger> inside = new ConcurrentHashMap<>();
     private final LockManager manager;
+    private final LockTemplate template;
+    private final int permits;
     private final JdbcTemplate jdbc;
     private final ParentLink parent;
     private final LockMode mode;
@@ -64,10 +75,38 @@ public final class SoakWorker {
     private final int keys;
     private volatile boolean stopping;
 
+    /** A lock or a permit held, as a hold checks it. */
+    private record Held(LongSupplier token, BooleanSupplier held, Runnable unlock) {
+
+        static Held of(LockHandle handle) {
+            return new Held(handle::fencingToken, handle::isHeld, handle::unlock);
+        }
+
+        static Held of(PermitHandle handle) {
+            return new Held(handle::fencingToken, handle::isHeld, handle::unlock);
+        }
+
+        long fencingToken() {
+            return token.getAsLong();
+        }
+
+        boolean isHeld() {
+            return held.getAsBoolean();
+        }
+    }
+
     private SoakWorker(
-            ParentLink parent, LockManager manager, JdbcTemplate jdbc, LockMode mode, String lockName, int keys) {
+            ParentLink parent,
+            LockManager manager,
+            JdbcTemplate jdbc,
+            LockMode mode,
+            String lockName,
+            int keys,
+            int permits) {
         this.parent = parent;
         this.manager = manager;
+        this.template = new DefaultLockTemplate(manager, mode, WAIT, null);
+        this.permits = permits;
         this.jdbc = jdbc;
         this.mode = mode;
         this.lockName = lockName;
@@ -98,7 +137,13 @@ public final class SoakWorker {
                 .watchdogLease(Duration.ofMillis(Long.parseLong(args.get(7))))
                 .build();
         SoakWorker worker = new SoakWorker(
-                parent, manager, new JdbcTemplate(dataSource), mode, args.get(4), Integer.parseInt(args.get(6)));
+                parent,
+                manager,
+                new JdbcTemplate(dataSource),
+                mode,
+                args.get(4),
+                Integer.parseInt(args.get(6)),
+                Integer.parseInt(args.get(9)));
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             String holder = args.get(8) + "-" + t;
@@ -151,9 +196,20 @@ public final class SoakWorker {
         while (!stopping) {
             String key = "k" + random.nextInt(keys);
             long started = System.nanoTime();
-            Optional<LockHandle> handle;
+            Optional<Held> handle;
+            String claimed = key;
             try {
-                handle = manager.tryAcquire(new LockKey(lockName, key), mode, WAIT, null);
+                if (permits > 0) {
+                    Optional<PermitHandle> permit = template.tryAcquirePermit(
+                            lockName, key, permits, LockOptions.defaults().mode(mode));
+                    handle = permit.map(Held::of);
+                    if (permit.isPresent()) {
+                        claimed = slotClaimed(permit.get(), key, holder);
+                    }
+                } else {
+                    handle = manager.tryAcquire(new LockKey(lockName, key), mode, WAIT, null)
+                            .map(Held::of);
+                }
             } catch (InterruptedException ex) {
                 return;
             } catch (RuntimeException ex) {
@@ -168,8 +224,31 @@ public final class SoakWorker {
                 continue;
             }
             acquired.increment();
-            hold(handle.get(), key, holder, random);
+            AtomicInteger holders = inside.computeIfAbsent(key + " permits", k -> new AtomicInteger());
+            if (permits > 0 && holders.incrementAndGet() > permits) {
+                violation("more than " + permits + " threads of " + jvm(holder) + " held permits of " + key);
+            }
+            try {
+                hold(handle.get(), claimed, holder, random);
+            } finally {
+                if (permits > 0) {
+                    holders.decrementAndGet();
+                }
+            }
         }
+    }
+
+    /** The row a permit claims: its slot's, which must be one of the semaphore's. */
+    private String slotClaimed(PermitHandle permit, String key, String holder) {
+        if (permit.slot() < 0 || permit.slot() >= permits || permit.permits() != permits) {
+            violation(jvm(holder) + " got slot " + permit.slot() + " of " + permit.permits() + " permits of " + key
+                    + ", a semaphore of " + permits);
+        }
+        return key + "#" + permit.slot();
+    }
+
+    private static String jvm(String holder) {
+        return holder.substring(0, holder.lastIndexOf('-'));
     }
 
     /** A call must return within its wait plus the slack the README promises (1 s), or it is counted late. */
@@ -181,15 +260,14 @@ public final class SoakWorker {
         }
     }
 
-    private void hold(LockHandle handle, String key, String holder, ThreadLocalRandom random) {
+    private void hold(Held handle, String key, String holder, ThreadLocalRandom random) {
         AtomicInteger here = inside.computeIfAbsent(key, k -> new AtomicInteger());
         boolean entered = false;
         try {
             long token = handle.fencingToken();
             entered = true;
             if (here.incrementAndGet() != 1) {
-                violation(
-                        "two threads of " + holder.substring(0, holder.lastIndexOf('-')) + " held " + key + " at once");
+                violation("two threads of " + jvm(holder) + " held " + key + " at once");
             }
             int claimed = jdbc.update(
                     "UPDATE soak_key SET holder = ?, token = ? WHERE k = ? AND token < ?", holder, token, key, token);
@@ -215,7 +293,7 @@ public final class SoakWorker {
                 here.decrementAndGet();
             }
             try {
-                handle.unlock();
+                handle.unlock().run();
             } catch (LockLostException ex) {
                 // reported to the listener already
             } catch (RuntimeException ex) {
@@ -225,7 +303,7 @@ public final class SoakWorker {
     }
 
     /** Someone else held the lock during this hold: this holder must learn it lost the lock, within the bound. */
-    private void mustHaveBeenTold(LockHandle handle, String key, long token, String what) {
+    private void mustHaveBeenTold(Held handle, String key, long token, String what) {
         long found = System.nanoTime();
         long deadline = found + TOLD_WITHIN.toNanos();
         while (handle.isHeld() && System.nanoTime() < deadline) {

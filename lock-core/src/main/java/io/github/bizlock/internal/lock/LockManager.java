@@ -25,14 +25,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Hands out {@link LockHandle}s for the locks of each mode's {@link LockEngine}: the face of this package, which checks
  * each request, passes it on, and reports what the process holds; the package description names the parts and the
- * lifecycle they share. One per application; thread-safe. Usable without Spring Boot:
- *
- * <pre>{@code
- * LockManager locks = LockManager.builder(instanceId)
- *         .engine(new LeaseLockEngine(daos.leases(), instanceId, Backoff.DEFAULT))
- *         .modeBindings(daos.modes())
- *         .build();
- * }</pre>
+ * lifecycle they share. One per application; thread-safe; {@code LockService} assembles it ({@link #builder}).
  */
 public final class LockManager implements AutoCloseable {
 
@@ -65,8 +58,8 @@ public final class LockManager implements AutoCloseable {
         this.instanceId = builder.instanceId;
         this.engines = Map.copyOf(builder.engines);
         this.readEngines = Map.copyOf(builder.readEngines);
-        this.modeBindings = new ModeBindings(Objects.requireNonNull(builder.modeBindings));
         this.observer = builder.observers.isEmpty() ? LockObserver.NONE : LockObserver.composite(builder.observers);
+        this.modeBindings = new ModeBindings(Objects.requireNonNull(builder.modeBindings), observer);
         this.losses = new LossReporter(observer);
         this.watchdog = new Watchdog(builder.watchdogLease, losses::reportLost, observer);
         HandOff handOff = new HandOff(builder.localHandoffs, watchdog, releaser);
@@ -229,6 +222,14 @@ public final class LockManager implements AutoCloseable {
         } finally {
             acquisition.finished(outcome, System.nanoTime() - started);
         }
+    }
+
+    /**
+     * The permits of the semaphore {@code name} names, or 0 for a name of plain locks or one this process has not
+     * used yet: a held or waited lock of a semaphore's name is one of its slots, {@code key#slot}.
+     */
+    public int permits(String name) {
+        return modeBindings.permits(name);
     }
 
     /** The keys of {@code name} whose locks the calling thread holds. */

@@ -3,6 +3,7 @@ package io.github.bizlock.internal.lock;
 import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.engine.ModeBindingStore.Binding;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,6 +76,12 @@ public interface LockObserver {
     /** Housekeeping deleted {@code rows} rows of locks that had been free for longer than the retention. */
     default void purged(int rows) {}
 
+    /**
+     * This process learned what {@code name} is bound to (plain locks, or a semaphore of a number of permits): once per
+     * name, before the first acquisition of it is reported finished and before any of its releases or losses.
+     */
+    default void bound(String name, Binding binding) {}
+
     /** One observer that tells each of the given ones, in order, and logs and ignores what they throw. */
     static LockObserver composite(List<? extends LockObserver> observers) {
         return new CompositeLockObserver(List.copyOf(observers));
@@ -146,6 +153,11 @@ final class CompositeLockObserver implements LockObserver {
     @Override
     public void purged(int rows) {
         each(observer -> observer.purged(rows));
+    }
+
+    @Override
+    public void bound(String name, Binding binding) {
+        each(observer -> observer.bound(name, binding));
     }
 
     private void each(java.util.function.Consumer<LockObserver> call) {

@@ -20,10 +20,21 @@ import java.util.concurrent.ConcurrentHashMap;
 final class ModeBindings {
 
     private final ModeBindingStore store;
+    private final LockObserver observer;
     private final Map<String, Binding> bound = new ConcurrentHashMap<>();
 
-    ModeBindings(ModeBindingStore store) {
+    ModeBindings(ModeBindingStore store, LockObserver observer) {
         this.store = store;
+        this.observer = observer;
+    }
+
+    /**
+     * The permits of the semaphore {@code name} names, or {@link Binding#LOCKS} for a name of plain locks, as far as
+     * this process knows: a name it never checked counts as plain locks.
+     */
+    int permits(String name) {
+        Binding binding = bound.get(name);
+        return binding == null ? Binding.LOCKS : binding.permits();
     }
 
     /**
@@ -49,7 +60,9 @@ final class ModeBindings {
         if (binding == null) {
             // Threads that miss at once each ask the store, which gives them all the same answer.
             binding = store.bind(name, wanted, deadlineNanos);
-            bound.put(name, binding);
+            if (bound.put(name, binding) == null) {
+                observer.bound(name, binding);
+            }
         }
         if (binding.mode() != wanted.mode()) {
             throw new LockModeConflictException(

@@ -6,6 +6,7 @@ import io.github.bizlock.LockLostEvent;
 import io.github.bizlock.LockMode;
 import io.github.bizlock.LossCause;
 import io.github.bizlock.internal.engine.LockKey;
+import io.github.bizlock.internal.engine.ModeBindingStore.Binding;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -55,6 +56,11 @@ class CompositeLockObserverTest {
             public void purged(int rows) {
                 calls.add(name + " purged " + rows);
             }
+
+            @Override
+            public void bound(String lockName, Binding binding) {
+                calls.add(name + " bound " + lockName + " " + binding.mode() + " " + binding.permits());
+            }
         };
     }
 
@@ -74,6 +80,11 @@ class CompositeLockObserverTest {
         @Override
         public void purged(int rows) {
             throw new IllegalStateException("purged fails");
+        }
+
+        @Override
+        public void bound(String name, Binding binding) {
+            throw new IllegalStateException("bound fails");
         }
     };
 
@@ -99,6 +110,7 @@ class CompositeLockObserverTest {
             composite.lost(new LockLostEvent(
                     "obs", "k", LockMode.ROW, 1, "o", "t", LossCause.TAKEN_OVER, "why", Instant.now()));
             composite.purged(5);
+            composite.bound("exports", new Binding(LockMode.LEASE, 4));
             logged = log.lines();
         }
 
@@ -119,10 +131,12 @@ class CompositeLockObserverTest {
                         "a lost k",
                         "b lost k",
                         "a purged 5",
-                        "b purged 5");
+                        "b purged 5",
+                        "a bound exports LEASE 4",
+                        "b bound exports LEASE 4");
         // Ignored, but not silently: whoever runs the failing observer finds each failure in the log.
         assertThat(logged)
-                .hasSize(4)
+                .hasSize(5)
                 .allSatisfy(line -> assertThat(line)
                         .startsWith("WARN bizlock lock observer ")
                         .contains(" failed; the lock operation went on"))
@@ -130,7 +144,8 @@ class CompositeLockObserverTest {
                         start -> assertThat(start).endsWith("(start fails)"),
                         finished -> assertThat(finished).endsWith("(finished fails)"),
                         released -> assertThat(released).endsWith("(released fails)"),
-                        purged -> assertThat(purged).endsWith("(purged fails)"));
+                        purged -> assertThat(purged).endsWith("(purged fails)"),
+                        bound -> assertThat(bound).endsWith("(bound fails)"));
     }
 
     @Test

@@ -33,21 +33,33 @@ class ModeBindingsTest {
     }
 
     @Test
-    void onlyTheFirstRequestForANameAsksTheStore() {
+    void onlyTheFirstRequestForANameAsksTheStoreAndTellsTheObserver() {
         CountingStore store = new CountingStore();
-        ModeBindings bindings = new ModeBindings(store);
+        List<String> told = new ArrayList<>();
+        ModeBindings bindings = new ModeBindings(store, new LockObserver() {
+            @Override
+            public void bound(String name, Binding binding) {
+                told.add(name + " " + binding.mode() + " " + binding.permits());
+            }
+        });
 
+        assertThat(bindings.permits("exports")).as("not used yet").isZero();
         bindings.check("orders", LockMode.LEASE, 0);
         bindings.check("orders", LockMode.LEASE, 0);
         bindings.check("invoices", LockMode.LEASE, 0);
+        bindings.check("exports", new Binding(LockMode.LEASE, 3), 0);
+        bindings.check("exports", new Binding(LockMode.LEASE, 3), 0);
 
-        assertThat(store.asked).containsExactly("orders", "invoices");
+        assertThat(store.asked).containsExactly("orders", "invoices", "exports");
+        assertThat(told).containsExactly("orders LEASE 0", "invoices LEASE 0", "exports LEASE 3");
+        assertThat(bindings.permits("exports")).isEqualTo(3);
+        assertThat(bindings.permits("orders")).isZero();
     }
 
     @Test
     void aRequestInAnotherModeThanTheBoundOneIsRefusedWithTheStatementsThatMoveIt() {
         CountingStore store = new CountingStore();
-        ModeBindings bindings = new ModeBindings(store);
+        ModeBindings bindings = new ModeBindings(store, LockObserver.NONE);
 
         assertThatThrownBy(() -> bindings.check("row-jobs", LockMode.LEASE, 0))
                 .isInstanceOf(LockModeConflictException.class)
@@ -61,7 +73,7 @@ class ModeBindingsTest {
     @Test
     void aRequestWithOtherPermitsThanTheBoundOnesIsRefusedWithTheStatementsThatChangeThem() {
         CountingStore store = new CountingStore();
-        ModeBindings bindings = new ModeBindings(store);
+        ModeBindings bindings = new ModeBindings(store, LockObserver.NONE);
 
         bindings.check("exports", new Binding(LockMode.LEASE, 3), 0);
         assertThatThrownBy(() -> bindings.check("exports", new Binding(LockMode.LEASE, 4), 0))
