@@ -76,7 +76,8 @@ final class ServiceAssembly {
                 .fair(settings.fair)
                 .localHandoffs(settings.localHandoffs)
                 .engine(lease)
-                .readEngine(new LeaseReadEngine(new ReadLeaseDao(daos.database()), owner, settings.backoff));
+                .readEngine(new LeaseReadEngine(
+                        new ReadLeaseDao(daos.database()), daos.dialect(), owner, settings.backoff));
         if (settings.sessionDataSource != null) {
             SessionLockEngine row = SessionLockEngine.row(
                     daos.dialect(),

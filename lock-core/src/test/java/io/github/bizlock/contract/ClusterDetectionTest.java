@@ -3,9 +3,11 @@ package io.github.bizlock.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
+import io.github.bizlock.LockAccess;
 import io.github.bizlock.LockFixture;
 import io.github.bizlock.LockHandle;
 import io.github.bizlock.LockMode;
+import io.github.bizlock.LockOptions;
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.LeaseDao;
 import io.github.bizlock.internal.jdbc.LockDaos;
@@ -83,6 +85,37 @@ class ClusterDetectionTest {
                     manager.tryAcquire(new LockKey("detection-LEASE", "1"), LockMode.LEASE, Duration.ZERO, null);
             assertThat(lease).isPresent();
             lease.get().unlock();
+        }
+    }
+
+    @Test
+    void leaseReadLocksAreRefusedOnAMultiWriterClusterUnlessASingleWriterIsDeclared(DataSource dataSource) {
+        LockOptions read = LockOptions.defaults().access(LockAccess.READ);
+        try (LockService service =
+                LockService.builder(dataSource).housekeeping(false).build()) {
+            if (cluster) {
+                assertThatIllegalStateException()
+                        .isThrownBy(() -> service.template().tryAcquire("detection-read", "1", read))
+                        .withMessageContaining("refuses LEASE read locks")
+                        .withMessageContaining("wsrep_on=ON")
+                        .withMessageContaining("drop access = READ")
+                        .withMessageContaining("bizlock.cluster.single-writer=true");
+            } else {
+                service.template()
+                        .tryAcquire("detection-read", "1", read)
+                        .orElseThrow()
+                        .unlock();
+            }
+            service.template().acquire("detection-read", "1").unlock();
+        }
+        try (LockService declared = LockService.builder(dataSource)
+                .housekeeping(false)
+                .singleWriter(true)
+                .build()) {
+            declared.template()
+                    .tryAcquire("detection-read", "2", read)
+                    .orElseThrow()
+                    .unlock();
         }
     }
 

@@ -97,6 +97,26 @@ public record ClusterTopology(Kind kind, String setting, boolean singleWriterDec
     }
 
     /**
+     * Why LEASE read locks are refused here, if they are: on a multi-writer cluster not declared single-writer, and
+     * while the deployment is not known. Their grant, renewal and release run as transactions over two tables, whose
+     * exclusion of writers across nodes is not yet proven (the issue 33 tests saw failed holds there).
+     */
+    public Optional<String> readLockRefusal() {
+        if ((!multiWriter() && known()) || singleWriterDeclared) {
+            return Optional.empty();
+        }
+        String where = known()
+                ? "it is " + describe() + " (" + setting + "), where every node takes writes"
+                : "it could not read the server's replication settings (" + setting + "), so it cannot tell a server on"
+                        + " its own from a node of a multi-writer cluster";
+        return Optional.of("bizlock refuses LEASE read locks (access = READ) on this server for now: " + where
+                + ", and read locks are not yet proven to keep writers out across the nodes of a multi-writer cluster."
+                + " Take the write lock instead (drop access = READ), which is exact on a cluster; only if every"
+                + " instance sends all its lock traffic to one node, declare it with bizlock.cluster.single-writer=true"
+                + " (LockService.builder().singleWriter(true) without Spring Boot)");
+    }
+
+    /**
      * Fails when the server takes no writes.
      *
      * @throws IllegalStateException naming the setting and the fix

@@ -8,12 +8,14 @@ import io.github.bizlock.internal.engine.Loss;
 import io.github.bizlock.internal.engine.ReadLockEngine;
 import io.github.bizlock.internal.jdbc.ReadLeaseDao;
 import io.github.bizlock.internal.jdbc.ReadLeaseDao.ReadLease;
+import io.github.bizlock.internal.jdbc.dialect.Dialect;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -29,12 +31,15 @@ import org.jspecify.annotations.Nullable;
 public final class LeaseReadEngine implements ReadLockEngine {
 
     private final ReadLeaseDao dao;
+    private final Dialect dialect;
     private final String owner;
     private final Backoff backoff;
     private final AtomicLong grantIds = new AtomicLong();
 
-    public LeaseReadEngine(ReadLeaseDao dao, String owner, Backoff backoff) {
+    /** @param dialect the server's, whose deployment decides whether read locks are allowed ({@link #requireAllowedHere}) */
+    public LeaseReadEngine(ReadLeaseDao dao, Dialect dialect, String owner, Backoff backoff) {
         this.dao = dao;
+        this.dialect = dialect;
         this.owner = owner;
         this.backoff = backoff;
     }
@@ -56,6 +61,20 @@ public final class LeaseReadEngine implements ReadLockEngine {
     @Override
     public LockMode mode() {
         return LockMode.LEASE;
+    }
+
+    /**
+     * Fails on a multi-writer cluster not declared single-writer, and while the deployment is not known (read again
+     * here): read locks are not yet proven to exclude writers across a cluster's nodes.
+     *
+     * @throws IllegalStateException naming the server setting, the write lock to use, and the declaration
+     */
+    @Override
+    public void requireAllowedHere() {
+        Optional<String> refusal = dialect.currentTopology().readLockRefusal();
+        if (refusal.isPresent()) {
+            throw new IllegalStateException(refusal.get());
+        }
     }
 
     @Override
