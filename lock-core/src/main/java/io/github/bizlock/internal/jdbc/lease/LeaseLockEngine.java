@@ -97,7 +97,6 @@ public final class LeaseLockEngine implements LockEngine, AutoCloseable {
         return gone;
     }
 
-    /** Within {@link #RELEASE_TIMEOUT}, the statement that tells why the lock was no longer held included. */
     /**
      * The release and the loss lookup after it share one deadline, {@link #RELEASE_TIMEOUT} away, which the statements
      * keep whatever the pool or the database do: the unlocking thread runs them itself, without a hand-off.
