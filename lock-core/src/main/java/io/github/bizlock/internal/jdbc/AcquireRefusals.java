@@ -1,5 +1,7 @@
 package io.github.bizlock.internal.jdbc;
 
+import io.github.bizlock.internal.jdbc.dialect.ServerErrors;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -17,7 +19,19 @@ final class AcquireRefusals {
     private final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - EVERY_NANOS);
     private final AtomicLong since = new AtomicLong();
 
-    void report(DataAccessException ex) {
+    /**
+     * Nothing acquired, if the database refused the attempt for now (a write conflict, a node out of its cluster's
+     * primary component): reported, and the caller tries again. Any other failure is thrown.
+     */
+    OptionalLong nothingIfRefusedForNow(DataAccessException ex) {
+        if (!ServerErrors.refusedForNow(ex)) {
+            throw ex;
+        }
+        report(ex);
+        return OptionalLong.empty();
+    }
+
+    private void report(DataAccessException ex) {
         long count = since.incrementAndGet();
         long last = lastLogged.get();
         long now = System.nanoTime();

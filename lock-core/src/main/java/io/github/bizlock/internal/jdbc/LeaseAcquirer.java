@@ -45,11 +45,7 @@ final class LeaseAcquirer {
             // On a cluster a conflicting write elsewhere rolls the attempt back (certification failure, 1213), and a
             // node leaving or rejoining the cluster refuses writes (1047, 1180): the lock is not taken, and a later
             // attempt may get it. Nothing was written, so it is "not acquired yet", never an error.
-            if (!ServerErrors.refusedForNow(ex)) {
-                throw ex;
-            }
-            refusals.report(ex);
-            return OptionalLong.empty();
+            return refusals.nothingIfRefusedForNow(ex);
         }
     }
 
@@ -69,11 +65,7 @@ final class LeaseAcquirer {
                     key.key(),
                     micros(freeFor));
         } catch (DataAccessException ex) {
-            if (!ServerErrors.refusedForNow(ex)) {
-                throw ex;
-            }
-            refusals.report(ex);
-            return OptionalLong.empty();
+            return refusals.nothingIfRefusedForNow(ex);
         }
     }
 

@@ -5,7 +5,6 @@ import static io.github.bizlock.internal.jdbc.LockJdbc.micros;
 
 import io.github.bizlock.internal.engine.LockKey;
 import io.github.bizlock.internal.jdbc.dialect.ReadLeaseSql;
-import io.github.bizlock.internal.jdbc.dialect.ServerErrors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -65,11 +64,7 @@ public final class ReadLeaseDao {
             }
             return token.equals(NO_ROW) ? OptionalLong.empty() : token;
         } catch (DataAccessException ex) {
-            if (!ServerErrors.refusedForNow(ex)) {
-                throw ex;
-            }
-            refusals.report(ex);
-            return OptionalLong.empty();
+            return refusals.nothingIfRefusedForNow(ex);
         }
     }
 
